@@ -1,0 +1,80 @@
+"""Exceptions of winellbot.
+
+    WinellbotError
+     +-- ConfigError            bad or missing configuration
+     +-- WikiError              talking to the wiki failed
+     |    +-- UnsafeWriteError  a write outside talk namespaces / the bot's userspace
+     |    +-- ShutoffError      the shutoff page says stop
+     |    +-- PostingRefused    {{bots}}/{{nobots}} or a rate limit forbids this post
+     +-- StateError             the SQLite state is unusable
+     +-- SearchError            a search backend failed
+     +-- FetchError             a source could not be fetched or extracted (recorded, never fatal)
+     |    +-- UnsafeURLError    the URL points at a private address or a non-http scheme
+     +-- ModelError             a model backend failed
+     |    +-- MalformedReply    the reply did not match the schema (after retries)
+     |    +-- BudgetExceeded    the run's token budget is spent
+     +-- ArticleParseError      the page could not be parsed into sections
+     +-- TaskError              a backtest task file is malformed
+
+Errors about one page are caught per page, recorded in state, and the run goes on.
+"""
+
+
+class WinellbotError(Exception):
+    """Root of all winellbot errors."""
+
+
+class ConfigError(WinellbotError):
+    pass
+
+
+class WikiError(WinellbotError):
+    pass
+
+
+class UnsafeWriteError(WikiError):
+    pass
+
+
+class ShutoffError(WikiError):
+    pass
+
+
+class PostingRefused(WikiError):
+    pass
+
+
+class StateError(WinellbotError):
+    pass
+
+
+class SearchError(WinellbotError):
+    pass
+
+
+class FetchError(WinellbotError):
+    pass
+
+
+class UnsafeURLError(FetchError):
+    pass
+
+
+class ModelError(WinellbotError):
+    pass
+
+
+class MalformedReply(ModelError):
+    pass
+
+
+class BudgetExceeded(ModelError):
+    pass
+
+
+class ArticleParseError(WinellbotError):
+    pass
+
+
+class TaskError(WinellbotError):
+    pass

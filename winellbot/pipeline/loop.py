@@ -1,0 +1,102 @@
+"""The WINELL agentic update aggregation loop, shared by every backend.
+
+Navigator -> (fetch) -> Extractor -> Aggregator, repeated. The aggregator's
+verdicts go into :class:`Memory`, which the navigator reads when it writes its
+next query: an ignored update steers the search elsewhere. The loop is bounded
+by a number of iterations and by a number of consecutive iterations that kept
+nothing.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, replace
+
+from winellbot.errors import FetchError
+from winellbot.models import Article, Decision, NavigationStep, SectionCriteria, Update
+from winellbot.pipeline.interface import Aggregator, Extractor, Fetcher, Memory, Navigator, SearchBackend
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class LoopResult:
+    kept: tuple[Update, ...]
+    memory: Memory
+    steps: tuple[NavigationStep, ...]
+    errors: tuple[str, ...]
+    stopped_because: str
+
+
+class UpdateAggregationLoop:
+    def __init__(
+        self,
+        navigator: Navigator,
+        extractor: Extractor,
+        aggregator: Aggregator,
+        *,
+        max_iterations: int = 8,
+        max_empty: int = 3,
+    ) -> None:
+        self.navigator = navigator
+        self.extractor = extractor
+        self.aggregator = aggregator
+        self.max_iterations = max_iterations
+        self.max_empty = max_empty
+
+    def run(
+        self, article: Article, criteria: SectionCriteria, search: SearchBackend, fetcher: Fetcher | None
+    ) -> LoopResult:
+        memory = Memory()
+        steps: list[NavigationStep] = []
+        errors: list[str] = []
+        empty = 0
+        stopped = "iteration bound"
+        for _ in range(self.max_iterations):
+            step = self.navigator.navigate(article, criteria, memory, search)
+            steps.append(step)
+            memory = replace(memory, queries=memory.queries + (step.query,))
+            if step.chosen is None:
+                stopped = "navigator found nothing new"
+                break
+            memory = replace(memory, read_urls=memory.read_urls + (step.chosen.url,))
+            document = step.chosen.document
+            if document is None:
+                if fetcher is None:
+                    errors.append(f"no fetcher for {step.chosen.url}")
+                    continue
+                try:
+                    document = fetcher.fetch(step.chosen)
+                except FetchError as exc:
+                    errors.append(f"fetch failed: {step.chosen.url}: {exc}")
+                    empty += 1
+                    if empty >= self.max_empty:
+                        stopped = "too many empty iterations"
+                        break
+                    continue
+            memory, gained = self._aggregate(article, criteria, document, memory)
+            empty = 0 if gained else empty + 1
+            if empty >= self.max_empty:
+                stopped = "too many empty iterations"
+                break
+        return LoopResult(memory.kept, memory, tuple(steps), tuple(errors), stopped)
+
+    def _aggregate(self, article, criteria, document, memory: Memory) -> tuple[Memory, bool]:
+        gained = False
+        for update in self.extractor.extract(article, criteria, document):
+            decision = self.aggregator.aggregate(article, update, memory.kept)
+            memory = replace(memory, decisions=memory.decisions + (decision,))
+            kept = apply_decision(memory.kept, decision)
+            gained = gained or kept != memory.kept
+            memory = replace(memory, kept=kept)
+        return memory, gained
+
+
+def apply_decision(kept: tuple[Update, ...], decision: Decision) -> tuple[Update, ...]:
+    """The kept updates after one verdict: add appends, replace swaps one out, ignore keeps all."""
+    if decision.action == "ignore":
+        return kept
+    if decision.action == "replace" and decision.replaces:
+        kept = tuple(u for u in kept if u.key != decision.replaces)
+    if any(u.key == decision.update.key for u in kept):
+        return kept
+    return kept + (decision.update,)

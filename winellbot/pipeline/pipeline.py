@@ -1,0 +1,89 @@
+"""The whole WINELL pipeline for one article: criteria, aggregation loop, editing.
+
+Backends differ only in the stage objects they supply (see
+:mod:`winellbot.pipeline.factory`); this class and everything downstream of it
+are the same for the offline backend, the LLM agent and the backtest.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from winellbot.models import (
+    Article,
+    Citation,
+    Document,
+    Paragraph,
+    PipelineResult,
+    Section,
+    Suggestion,
+    Update,
+)
+from winellbot.pipeline.interface import CriteriaInducer, Editor, Fetcher, SearchBackend
+from winellbot.pipeline.loop import UpdateAggregationLoop
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass
+class Pipeline:
+    inducer: CriteriaInducer
+    loop: UpdateAggregationLoop
+    editor: Editor
+    max_suggestions: int = 5
+    today: dt.date | None = None
+
+    def propose(self, article: Article, search: SearchBackend, fetcher: Fetcher | None = None) -> PipelineResult:
+        criteria = self.inducer.induce(article)
+        result = self.loop.run(article, criteria, search, fetcher)
+        ranked = sorted(result.kept, key=lambda u: -u.score)[: self.max_suggestions]
+        suggestions = tuple(self._suggest(article, u) for u in ranked)
+        return PipelineResult(
+            suggestions=suggestions,
+            decisions=result.memory.decisions,
+            steps=result.steps,
+            criteria=criteria,
+            errors=result.errors,
+        )
+
+    def _suggest(self, article: Article, update: Update) -> Suggestion:
+        section = article.section(update.section_path)
+        index, paragraph = choose_paragraph(section, update)
+        citation = citation_for(update.document, self.today or dt.date.today())
+        edit = self.editor.edit(paragraph, update, citation)
+        path = section.path if section is not None else tuple(update.section_path)
+        return Suggestion(
+            article_title=article.title,
+            revid=article.revid,
+            section_path=path,
+            paragraph_index=index,
+            edit=edit,
+            update=update,
+        )
+
+
+def choose_paragraph(section: Section | None, update: Update) -> tuple[int | None, Paragraph | None]:
+    """The paragraph of the section that shares most words with the update (None: a new one)."""
+    if section is None or not section.paragraphs:
+        return None, None
+    words = {w.lower() for w in _WORD.findall(update.text) if len(w) > 3}
+    best, best_overlap = len(section.paragraphs) - 1, 0
+    for i, para in enumerate(section.paragraphs):
+        overlap = len(words & {w.lower() for w in _WORD.findall(para.text)})
+        if overlap > best_overlap:
+            best, best_overlap = i, overlap
+    return best, section.paragraphs[best]
+
+
+def citation_for(document: Document, today: dt.date) -> Citation:
+    host = urlsplit(document.url).hostname or ""
+    work = document.publisher or (host[4:] if host.startswith("www.") else host)
+    return Citation(
+        url=document.url,
+        title=document.title or document.url,
+        work=work,
+        date=(document.published or "")[:10],
+        access_date=today.isoformat(),
+    )

@@ -1,0 +1,257 @@
+"""The bot's state in SQLite, through sqlite-utils.
+
+Schema changes are named migrations applied in order inside a transaction and
+recorded in ``_migrations``; a database made by an older version is brought
+forward on open. Every write of the pipeline's output happens in one
+transaction, so a crash leaves either all of a page's findings or none.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import sqlite_utils
+
+from winellbot.errors import StateError
+from winellbot.models import GateFinding, PipelineResult, Suggestion
+
+SUGGESTION_STATUSES = ("proposed", "held", "posted", "accepted", "rejected", "withdrawn")
+
+
+def now() -> str:
+    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
+
+
+def _m001_initial(db: sqlite_utils.Database) -> None:
+    db["pages"].create(
+        {"title": str, "opted_in": int, "last_revid": int, "last_checked": str, "last_run": str,
+         "next_due": str, "last_error": str},
+        pk="title",
+    )
+    db["runs"].create(
+        {"id": int, "started": str, "finished": str, "status": str, "backend": str, "pages": int,
+         "suggestions": int, "posted": int, "errors": int},
+        pk="id",
+    )
+    db["sources"].create(
+        {"url": str, "original_url": str, "title": str, "publisher": str, "published": str,
+         "fetched_at": str, "status": str, "error": str, "content_hash": str, "text": str},
+        pk="url",
+    )
+    db["updates"].create(
+        {"key": str, "run_id": int, "page": str, "section": str, "text": str, "quote": str,
+         "url": str, "event_date": str, "score": float, "reason": str},
+        pk="key",
+    )
+    db["decisions"].create(
+        {"id": int, "run_id": int, "page": str, "update_key": str, "action": str, "reason": str,
+         "replaces": str, "created": str},
+        pk="id",
+    )
+    db["steps"].create(
+        {"id": int, "run_id": int, "page": str, "query": str, "chosen_url": str, "reason": str},
+        pk="id",
+    )
+    db["suggestions"].create(
+        {"id": str, "run_id": int, "page": str, "revid": int, "section": str, "paragraph_index": int,
+         "old_paragraph": str, "new_paragraph": str, "added_text": str, "citation": str, "quote": str,
+         "url": str, "status": str, "status_reason": str, "created": str, "updated": str},
+        pk="id",
+    )
+    db["gate_results"].create(
+        {"id": int, "suggestion_id": str, "gate": str, "severity": str, "message": str, "created": str},
+        pk="id",
+    )
+    db["posts"].create(
+        {"id": int, "suggestion_id": str, "target": str, "revid": int, "section_title": str,
+         "posted_at": str},
+        pk="id",
+    )
+    db["llm_calls"].create(
+        {"id": int, "run_id": int, "stage": str, "backend": str, "model": str, "request_hash": str,
+         "prompt_tokens": int, "completion_tokens": int, "cached": int, "seconds": float,
+         "error": str, "created": str},
+        pk="id",
+    )
+    db["llm_cache"].create({"key": str, "reply": str, "created": str}, pk="key")
+    db["errors"].create(
+        {"id": int, "run_id": int, "page": str, "stage": str, "message": str, "created": str},
+        pk="id",
+    )
+    db["suggestions"].create_index(["page", "status"])
+    db["posts"].create_index(["suggestion_id"])
+    db["decisions"].create_index(["run_id", "page"])
+
+
+MIGRATIONS: list[tuple[str, Callable[[sqlite_utils.Database], None]]] = [
+    ("001_initial", _m001_initial),
+]
+
+
+class State:
+    """The one place state is read and written."""
+
+    def __init__(self, path: str | Path = ":memory:") -> None:
+        if path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.db = sqlite_utils.Database(str(path) if path != ":memory:" else None, memory=path == ":memory:")
+            self.db.execute("PRAGMA journal_mode=WAL") if path != ":memory:" else None
+            self.migrate()
+        except Exception as exc:  # sqlite3.DatabaseError and friends
+            if isinstance(exc, StateError):
+                raise
+            raise StateError(f"cannot open state database {path}: {exc}") from exc
+
+    # -- schema ----------------------------------------------------------
+    def migrate(self) -> list[str]:
+        self.db["_migrations"].create({"name": str, "applied_at": str}, pk="name", if_not_exists=True)
+        done = {r["name"] for r in self.db["_migrations"].rows}
+        applied = []
+        for name, fn in MIGRATIONS:
+            if name in done:
+                continue
+            with self.db.conn:
+                fn(self.db)
+                self.db["_migrations"].insert({"name": name, "applied_at": now()})
+            applied.append(name)
+        return applied
+
+    @property
+    def version(self) -> str:
+        names = sorted(r["name"] for r in self.db["_migrations"].rows)
+        return names[-1] if names else ""
+
+    # -- runs ------------------------------------------------------------
+    def start_run(self, backend: str) -> int:
+        with self.db.conn:
+            return self.db["runs"].insert({"started": now(), "status": "running", "backend": backend}).last_pk
+
+    def finish_run(self, run_id: int, status: str = "done", **counts: int) -> None:
+        with self.db.conn:
+            self.db["runs"].update(run_id, {"finished": now(), "status": status, **counts})
+
+    # -- pages -----------------------------------------------------------
+    def page(self, title: str) -> dict | None:
+        rows = list(self.db["pages"].rows_where("title = ?", [title]))
+        return rows[0] if rows else None
+
+    def touch_page(self, title: str, **fields) -> None:
+        with self.db.conn:
+            self.db["pages"].upsert({"title": title, **fields}, pk="title", alter=True)
+
+    def due_pages(self, titles: Iterable[str], at: str | None = None) -> list[str]:
+        """Titles never run or whose ``next_due`` has passed, in the order given."""
+        at = at or now()
+        out = []
+        for title in titles:
+            row = self.page(title)
+            if row is None or not row.get("next_due") or row["next_due"] <= at:
+                out.append(title)
+        return out
+
+    # -- pipeline output ---------------------------------------------------
+    def record_result(self, run_id: int, page: str, result: PipelineResult) -> None:
+        """Store decisions, navigation steps, kept updates and new suggestions in one transaction."""
+        with self.db.conn:
+            for step in result.steps:
+                self.db["steps"].insert({"run_id": run_id, "page": page, "query": step.query,
+                                         "chosen_url": step.chosen.url if step.chosen else None,
+                                         "reason": step.reason})
+            for d in result.decisions:
+                self.db["decisions"].insert({"run_id": run_id, "page": page, "update_key": d.update.key,
+                                             "action": d.action, "reason": d.reason, "replaces": d.replaces,
+                                             "created": now()})
+                if d.action != "ignore":
+                    u = d.update
+                    self.db["updates"].upsert({"key": u.key, "run_id": run_id, "page": page,
+                                               "section": " > ".join(u.section_path), "text": u.text,
+                                               "quote": u.quote, "url": u.document.url,
+                                               "event_date": u.event_date, "score": u.score,
+                                               "reason": u.reason}, pk="key")
+            for s in result.suggestions:
+                self._insert_suggestion(run_id, s)
+            for message in result.errors:
+                self._error(run_id, page, "pipeline", message)
+
+    def _insert_suggestion(self, run_id: int, s: Suggestion) -> None:
+        if self.db["suggestions"].count_where("id = ?", [s.id]):
+            return  # proposed before: its lifecycle (posted, rejected ...) is kept as it is
+        e = s.edit
+        self.db["suggestions"].insert({
+            "id": s.id, "run_id": run_id, "page": s.article_title, "revid": s.revid,
+            "section": " > ".join(s.section_path), "paragraph_index": s.paragraph_index,
+            "old_paragraph": e.old_paragraph, "new_paragraph": e.new_paragraph,
+            "added_text": e.added_text, "citation": json.dumps(e.citation.__dict__),
+            "quote": s.update.quote, "url": s.update.document.url,
+            "status": "held" if s.blocked else "proposed", "created": now(), "updated": now(),
+        })
+        self._insert_findings(s.id, s.findings)
+
+    def _insert_findings(self, suggestion_id: str, findings: Iterable[GateFinding]) -> None:
+        for f in findings:
+            self.db["gate_results"].insert({"suggestion_id": suggestion_id, "gate": f.gate,
+                                            "severity": f.severity, "message": f.message, "created": now()})
+
+    def suggestion(self, suggestion_id: str) -> dict | None:
+        rows = list(self.db["suggestions"].rows_where("id = ?", [suggestion_id]))
+        return rows[0] if rows else None
+
+    def suggestions(self, page: str | None = None, status: str | None = None) -> list[dict]:
+        where, args = [], []
+        if page is not None:
+            where.append("page = ?"), args.append(page)
+        if status is not None:
+            where.append("status = ?"), args.append(status)
+        return list(self.db["suggestions"].rows_where(" and ".join(where) or None, args, order_by="created, id"))
+
+    def set_status(self, suggestion_id: str, status: str, reason: str = "") -> None:
+        if status not in SUGGESTION_STATUSES:
+            raise StateError(f"unknown suggestion status {status!r}")
+        with self.db.conn:
+            self.db["suggestions"].update(suggestion_id, {"status": status, "status_reason": reason,
+                                                          "updated": now()})
+
+    def record_post(self, suggestion_ids: Iterable[str], target: str, revid: int | None, section_title: str) -> None:
+        with self.db.conn:
+            for sid in suggestion_ids:
+                self.db["posts"].insert({"suggestion_id": sid, "target": target, "revid": revid,
+                                         "section_title": section_title, "posted_at": now()})
+                self.db["suggestions"].update(sid, {"status": "posted", "updated": now()})
+
+    def posts(self, target: str | None = None) -> list[dict]:
+        return list(self.db["posts"].rows_where("target = ?" if target else None, [target] if target else []))
+
+    # -- models, sources, errors -----------------------------------------
+    def record_llm_call(self, **fields) -> None:
+        with self.db.conn:
+            self.db["llm_calls"].insert({"created": now(), **fields}, alter=True)
+
+    def cache_get(self, key: str) -> str | None:
+        rows = list(self.db["llm_cache"].rows_where("key = ?", [key]))
+        return rows[0]["reply"] if rows else None
+
+    def cache_put(self, key: str, reply: str) -> None:
+        with self.db.conn:
+            self.db["llm_cache"].upsert({"key": key, "reply": reply, "created": now()}, pk="key")
+
+    def record_source(self, url: str, **fields) -> None:
+        with self.db.conn:
+            self.db["sources"].upsert({"url": url, "fetched_at": now(), **fields}, pk="url", alter=True)
+
+    def source(self, url: str) -> dict | None:
+        rows = list(self.db["sources"].rows_where("url = ?", [url]))
+        return rows[0] if rows else None
+
+    def record_error(self, run_id: int | None, page: str | None, stage: str, message: str) -> None:
+        with self.db.conn:
+            self._error(run_id, page, stage, message)
+
+    def _error(self, run_id, page, stage, message) -> None:
+        self.db["errors"].insert({"run_id": run_id, "page": page, "stage": stage,
+                                  "message": str(message)[:2000], "created": now()})
+
+    def counts(self) -> dict[str, int]:
+        return {name: self.db[name].count for name in self.db.table_names() if not name.startswith("_")}
