@@ -1,0 +1,105 @@
+"""The `winellbot` command: a thin layer over the Python API.
+
+Each command loads the settings, calls one function, and turns library errors
+into a clean message and exit code 1. Arguments winellbot does not know
+(``-page:``, ``-cat:``, ``-transcludes:``, ``-file:``, ``-simulate`` ...) go to
+Pywikibot's own handlers, so operators' usual options work.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+
+from winellbot.errors import WinellbotError
+
+log = logging.getLogger("winellbot")
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", help="TOML config file (default: $WINELLBOT_CONFIG or ./winellbot.toml)")
+    p.add_argument("-v", "--verbose", action="store_true", help="log progress")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="winellbot",
+        description="Proposes minimal, cited updates to Wikipedia articles for human review.",
+        epilog="Unknown -options (e.g. -page:Title, -cat:Name, -transcludes:T, -file:F, -simulate) "
+               "are passed to Pywikibot.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("run", help="long-running: a cycle over the due pages on a schedule")
+    _common(p)
+    p = sub.add_parser("once", help="one cycle over the due pages, then exit")
+    _common(p)
+    p.add_argument("--force", action="store_true", help="treat every watched page as due")
+    p.add_argument("--dry-run", action="store_true", help="propose and record, but post nothing")
+    p = sub.add_parser("article", help="run the pipeline on one article and print the suggestions")
+    _common(p)
+    p.add_argument("title")
+    p.add_argument("--post", action="store_true", help="post the suggestions (default: dry run)")
+    p.add_argument("--json", action="store_true", help="print the suggestions as JSON lines")
+    p = sub.add_parser("status", help="what the state holds")
+    _common(p)
+    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("demo", help="local wiki + bundled fictional sample data + one offline cycle")
+    _common(p)
+    p.add_argument("--dir", default="var/demo", help="where the local wiki and state live")
+    p.add_argument("--port", type=int, default=8765, help="port of the local wiki (0: any free port)")
+    p.add_argument("--stop", action="store_true", help="stop the demo wiki and exit")
+    from winellbot.bench.cli import register as register_backtest
+
+    register_backtest(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args, rest = parser.parse_known_args(argv)
+    stray = [a for a in rest if not a.startswith("-")]
+    if stray:
+        parser.error(f"unexpected arguments: {' '.join(stray)}")
+    logging.basicConfig(level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return _dispatch(args, rest)
+    except WinellbotError as exc:
+        print(f"winellbot: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+def _dispatch(args: argparse.Namespace, rest: list[str]) -> int:
+    from winellbot import commands
+    from winellbot.config import load_settings
+
+    if args.command == "backtest":
+        from winellbot.bench.cli import run as run_backtest
+
+        return run_backtest(args)
+    if args.command == "demo":
+        from winellbot.demo import demo_main
+
+        return demo_main(args)
+    settings = load_settings(args.config)
+    if args.command == "status":
+        return commands.status(settings, as_json=args.json)
+    if args.command == "run":
+        return commands.run_forever(settings, rest)
+    if args.command == "once":
+        return commands.once(settings, rest, force=args.force, dry_run=args.dry_run)
+    if args.command == "article":
+        return commands.article(settings, rest, args.title, post=args.post, as_json=args.json)
+    raise AssertionError(args.command)
+
+
+def print_json(obj) -> None:
+    print(json.dumps(obj, ensure_ascii=False, indent=2, default=str))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
