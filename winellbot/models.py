@@ -180,6 +180,10 @@ class Edit:
     added_text: str
     citation: Citation
     reason: str = ""
+    quoted: bool = False
+    """True when ``added_text`` keeps the source's own wording (an extractive
+    suggestion): the copying gate then flags it for the editor to paraphrase
+    instead of blocking it as copied prose."""
 
 
 Severity = Literal["info", "flag", "hold", "block"]
