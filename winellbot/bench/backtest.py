@@ -1,0 +1,119 @@
+"""Run the production pipeline on backtest tasks and write its suggestions.
+
+For each task the article is the task's wikitext and the only search corpus is
+the task's documents; everything from search to the finished suggestion is the
+production code, only posting is left out. The pipeline is given a
+:class:`~winellbot.bench.tasks.BotTask` (title, wikitext, documents) and nothing
+else. The one place that reads ``held_out`` is :func:`oracle_view`, used only in
+oracle mode, where the documents are replaced by the held-out sentences.
+"""
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from winellbot.bench.tasks import BotTask, Task, article_from_task, load_tasks
+from winellbot.errors import WinellbotError
+from winellbot.models import Document, Suggestion
+from winellbot.pipeline.pipeline import Pipeline
+from winellbot.search.corpus import LocalCorpus
+
+log = logging.getLogger(__name__)
+
+MAX_PER_TASK = 5
+
+
+def oracle_view(task: Task) -> BotTask:
+    """ORACLE MODE ONLY: the task with its documents replaced by the held-out sentences, one each.
+
+    Only the sentence text travels; its section and the origin labels do not.
+    """
+    by_id = {d.id: d for d in task.documents}
+    docs = []
+    for i, held in enumerate(task.held_out, 1):
+        source = by_id.get(held.supporting_document)
+        docs.append(Document(
+            id=f"oracle{i}",
+            url=source.url if source else f"https://oracle.invalid/{task.id}/{i}",
+            title=source.title if source else f"held-out sentence {i}",
+            text=held.text,
+        ))
+    return BotTask(title=task.title, wikitext=task.wikitext, documents=tuple(docs))
+
+
+def run_task(task_id: str, bot_task: BotTask, pipeline: Pipeline) -> list[dict]:
+    """The suggestions lines of one task (at most five, best first)."""
+    corpus = LocalCorpus()
+    corpus.add(bot_task.documents)
+    article = article_from_task(bot_task)
+    result = pipeline.propose(article, corpus)
+    return [suggestion_line(task_id, s) for s in result.suggestions[:MAX_PER_TASK]]
+
+
+def suggestion_line(task_id: str, s: Suggestion) -> dict:
+    """One line of the bench README's suggestions format, plus the paragraphs for token change."""
+    return {
+        "task": task_id,
+        "section_path": list(s.section_path),
+        "text": s.edit.added_text,
+        "documents": [s.update.document.id],
+        "quote": s.update.quote,
+        "reason": s.update.reason,
+        "old_paragraph": s.edit.old_paragraph,
+        "new_paragraph": s.edit.new_paragraph,
+    }
+
+
+def run_backtest(
+    tasks_dir: str | Path,
+    output: str | Path | None,
+    *,
+    pipeline_factory: Callable[[], Pipeline],
+    oracle: bool = False,
+    progress: bool = True,
+    limit: int | None = None,
+) -> list[dict]:
+    """Run every task of ``tasks_dir``; write the suggestions as JSONL to ``output`` and return them."""
+    tasks = load_tasks(tasks_dir, limit=limit)
+    return run_tasks(tasks, output, pipeline_factory=pipeline_factory, oracle=oracle, progress=progress)
+
+
+def run_tasks(
+    tasks: list[Task],
+    output: str | Path | None,
+    *,
+    pipeline_factory: Callable[[], Pipeline],
+    oracle: bool = False,
+    progress: bool = True,
+) -> list[dict]:
+    """As :func:`run_backtest`, on tasks already loaded."""
+    pipeline = pipeline_factory()
+    lines: list[dict] = []
+    for task in _progress(tasks, progress):
+        view = oracle_view(task) if oracle else task.bot_view()
+        try:
+            lines.extend(run_task(task.id, view, pipeline))
+        except WinellbotError as exc:
+            log.warning("task %s failed: %s", task.id, exc)
+    if output is not None:
+        Path(output).parent.mkdir(parents=True, exist_ok=True)
+        with open(output, "w", encoding="utf-8") as fh:
+            for line in lines:
+                fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+    return lines
+
+
+def _progress(tasks: list[Task], enabled: bool) -> Iterable[Task]:
+    if not enabled:
+        return tasks
+    from tqdm import tqdm
+
+    return tqdm(tasks, desc="backtest", unit="task")
+
+
+def read_suggestions(path: str | Path) -> list[dict]:
+    """Read a suggestions JSONL file."""
+    with open(path, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
