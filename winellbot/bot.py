@@ -127,7 +127,11 @@ class WinellBot:
     # -- one page --------------------------------------------------------
     def treat(self, run_id: int, article: Article) -> PipelineResult:
         """Pipeline, then gates, then state: the same path as the backtest, plus recording."""
-        result = self.pipeline.propose(article, self.search, self.fetcher)
+        from winellbot.factory import DatedSearch, since_for
+
+        row = self.state.page(article.title) or {}
+        search = DatedSearch(self.search, since_for(self.settings, row.get("last_checked")))
+        result = self.pipeline.propose(article, search, self.fetcher)
         checked = self.gates.check(article, result.suggestions) if self.gates else result.suggestions
         result = replace(result, suggestions=tuple(checked))
         self.state.record_result(run_id, article.title, result)

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what winellbot needs on a fresh Debian machine; safe to run again.
+#   - Debian packages for the private local MediaWiki used by the demo and the tests
+#   - a virtual environment in .venv with winellbot and its dependencies
+# Usage: bash scripts/setup.sh [extras]   (default extras: dev)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+extras="${1:-dev}"
+
+need=()
+for pkg in mediawiki php-cli php-sqlite3 php-intl php-mbstring php-xml; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+done
+if [ "${#need[@]}" -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  echo "setup: installing Debian packages: ${need[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+# An old pip mis-resolves lxml[html_clean], which trafilatura then fails to import.
+.venv/bin/python -m pip install -q --upgrade pip
+# constraints.txt pins torch to the CPU build; unpinned, it would pull GBs of CUDA packages.
+.venv/bin/python -m pip install -q -c constraints.txt -e ".[${extras}]"
+echo "setup: ready (.venv)"

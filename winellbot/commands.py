@@ -1,0 +1,156 @@
+"""What each CLI command does, as plain functions over the Python API."""
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from dataclasses import asdict
+from pathlib import Path
+
+from winellbot.bot import CycleReport, WinellBot
+from winellbot.config import Settings
+from winellbot.errors import ConfigError
+from winellbot.state.db import State
+
+log = logging.getLogger(__name__)
+
+
+def open_state(settings: Settings) -> State:
+    return State(settings.state.path)
+
+
+def state_dir(settings: Settings) -> Path:
+    return Path(settings.state.path).resolve().parent
+
+
+def build_bot(settings: Settings, state: State, *, dry_run: bool = False, wiki=None) -> WinellBot:
+    from winellbot import factory
+
+    wiki = wiki or factory.build_wiki(settings, state_dir(settings))
+    return WinellBot(
+        state=state, reader=wiki.reader, writer=wiki.writer,
+        pipeline=factory.build_pipeline(settings, state=state),
+        search=factory.build_search(settings), fetcher=factory.build_fetcher(settings, state),
+        gates=factory.build_gates(settings, state), settings=settings, dry_run=dry_run,
+    )
+
+
+def titles_from_args(site, args: list[str]) -> list[str] | None:
+    """Pywikibot's own options: -simulate and friends, then page generators. None: no generator given."""
+    if not args:
+        return None
+    import pywikibot
+    from pywikibot import pagegenerators
+
+    rest = pywikibot.handle_args(args)
+    factory = pagegenerators.GeneratorFactory(site)
+    unknown = [a for a in rest if not factory.handle_arg(a)]
+    if unknown:
+        raise ConfigError(f"unknown options: {' '.join(unknown)}")
+    gen = factory.getCombinedGenerator()
+    if gen is None:
+        return None
+    return [p.title() for p in gen if p.namespace() == 0]
+
+
+def once(settings: Settings, args: list[str], *, force: bool = False, dry_run: bool = False) -> int:
+    state = open_state(settings)
+    from winellbot import factory
+
+    wiki = factory.build_wiki(settings, state_dir(settings))
+    titles = titles_from_args(wiki.site, args)
+    bot = build_bot(settings, state, dry_run=dry_run, wiki=wiki)
+    report = bot.run(titles, force=force or titles is not None)
+    print_report(report)
+    return 0 if not report.stopped.startswith("shutoff") else 3
+
+
+def run_forever(settings: Settings, args: list[str]) -> int:
+    from winellbot import factory
+    from winellbot.scheduler import CycleScheduler
+
+    state = open_state(settings)
+    wiki = factory.build_wiki(settings, state_dir(settings))
+    titles = titles_from_args(wiki.site, args)
+
+    def cycle(stop: threading.Event) -> None:
+        bot = build_bot(settings, state, wiki=wiki)
+        print_report(bot.run(titles, stop=stop))
+
+    CycleScheduler(cycle, interval_minutes=settings.schedule.interval_minutes).serve()
+    return 0
+
+
+def article(settings: Settings, args: list[str], title: str, *, post: bool = False, as_json: bool = False) -> int:
+    from winellbot import factory
+
+    state = open_state(settings)
+    wiki = factory.build_wiki(settings, state_dir(settings))
+    titles_from_args(wiki.site, args)  # honours -simulate and friends
+    bot = build_bot(settings, state, dry_run=not post, wiki=wiki)
+    report = bot.run([title], force=True)
+    result = report.results.get(title)
+    if result is None:
+        print_report(report)
+        return 1
+    for s in result.suggestions:
+        if as_json:
+            print(json.dumps({"id": s.id, "section": list(s.section_path), "added": s.edit.added_text,
+                              "new_paragraph": s.edit.new_paragraph, "url": s.update.document.url,
+                              "findings": [asdict(f) for f in s.findings]}, ensure_ascii=False))
+        else:
+            print(format_suggestion(s))
+    if not as_json:
+        print_report(report)
+    return 0
+
+
+def format_suggestion(s) -> str:
+    lines = [f"== {s.article_title} > {' > '.join(s.section_path) or '(lead)'}  [{s.id}]",
+             f"   + {s.edit.added_text}", f"   source: {s.update.document.url}"]
+    lines += [f"   {f.severity}: {f.gate}: {f.message}" for f in s.findings]
+    return "\n".join(lines)
+
+
+def print_report(report: CycleReport) -> None:
+    c = report.counter
+    print(f"run {report.run_id}: {len(report.pages)} page(s), {c['suggestions']} suggestion(s) "
+          f"({c['held']} held by gates), {c['posted']} page(s) posted, {c['errors']} error(s)"
+          + (f"; stopped: {report.stopped}" if report.stopped else ""))
+
+
+def status(settings: Settings, *, as_json: bool = False) -> int:
+    state = open_state(settings)
+    info = state_summary(state)
+    if as_json:
+        print(json.dumps(info, indent=2, default=str))
+        return 0
+    print(f"state: {settings.state.path} (schema {info['schema']})")
+    print("tables: " + ", ".join(f"{k} {v}" for k, v in info["tables"].items()))
+    print("suggestions by status: " + (", ".join(f"{k} {v}" for k, v in info["by_status"].items()) or "none"))
+    print("gate findings: " + (", ".join(f"{g}/{s} {n}" for g, s, n in info["gates"]) or "none"))
+    print(f"model tokens: {info['tokens']['prompt']} prompt + {info['tokens']['completion']} completion "
+          f"in {info['tokens']['calls']} call(s), {info['tokens']['cached']} cached")
+    for run in info["runs"]:
+        print(f"run {run['id']}: {run['started']} {run['status']} backend={run['backend']} pages={run['pages']} "
+              f"suggestions={run['suggestions']} posted={run['posted']} errors={run['errors']}")
+    for err in info["errors"]:
+        print(f"error: {err['created']} {err['page']} [{err['stage']}] {err['message'][:200]}")
+    return 0
+
+
+def state_summary(state: State) -> dict:
+    db = state.db
+    q = lambda sql: [dict(r) for r in db.query(sql)]  # noqa: E731
+    tok = q("select coalesce(sum(prompt_tokens),0) p, coalesce(sum(completion_tokens),0) c, count(*) n, "
+            "coalesce(sum(cached),0) k from llm_calls")[0]
+    return {
+        "schema": state.version,
+        "tables": state.counts(),
+        "by_status": {r["status"]: r["n"] for r in q("select status, count(*) n from suggestions group by status")},
+        "gates": [(r["gate"], r["severity"], r["n"]) for r in
+                  q("select gate, severity, count(*) n from gate_results group by gate, severity")],
+        "tokens": {"prompt": tok["p"], "completion": tok["c"], "calls": tok["n"], "cached": tok["k"]},
+        "runs": q("select * from runs order by id desc limit 5"),
+        "errors": q("select * from errors order by id desc limit 5"),
+    }

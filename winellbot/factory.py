@@ -1,0 +1,144 @@
+"""Builds the bot's collaborators from :class:`winellbot.config.Settings`.
+
+The one place where configuration meets code: every other module takes plain
+keyword arguments. Heavy or optional pieces (the model client, web search) are
+imported only when the settings ask for them.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import os
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from winellbot.config import Settings
+from winellbot.errors import ConfigError
+from winellbot.models import SearchResult
+from winellbot.pipeline.interface import Fetcher, SearchBackend
+from winellbot.state.db import State
+
+
+def sample_dir() -> Path:
+    """The bundled fictional sample data (articles and news)."""
+    return Path(str(resources.files("winellbot") / "data" / "sample"))
+
+
+class DatedSearch(SearchBackend):
+    """Passes a fixed ``since`` to every query: only sources newer than the page's last check count."""
+
+    def __init__(self, inner: SearchBackend, since: str | None) -> None:
+        self.inner = inner
+        self.since = since
+        self.name = inner.name
+
+    def search(self, query: str, *, since: str | None = None, limit: int = 10) -> list[SearchResult]:
+        return self.inner.search(query, since=since or self.since, limit=limit)
+
+
+def build_search(settings: Settings) -> SearchBackend:
+    s = settings.search
+    if s.backend == "corpus":
+        from winellbot.search.corpus import LocalCorpus
+
+        corpus = LocalCorpus()
+        corpus.load_dir(s.corpus_dir or sample_dir() / "news")
+        return corpus
+    from winellbot.search import get_search_backend
+
+    kwargs = {}
+    if s.base_url:
+        kwargs["base_url"] = s.base_url
+    key = os.environ.get(s.api_key_env, "")
+    if key:
+        kwargs["api_key"] = key
+    return get_search_backend(s.backend, **kwargs)
+
+
+def since_for(settings: Settings, last_checked: str | None) -> str:
+    window = dt.date.today() - dt.timedelta(days=settings.search.window_days)
+    if last_checked:
+        return max(last_checked[:10], window.isoformat())
+    return window.isoformat()
+
+
+def build_fetcher(settings: Settings, state: State | None) -> Fetcher | None:
+    if settings.search.backend == "corpus":
+        return None  # corpus results carry their documents
+    from winellbot.search.fetch import WebFetcher
+
+    return WebFetcher(state=state, allow_private=settings.search.allow_private_urls)
+
+
+def build_client(settings: Settings, state: State | None, run_id: int | None):
+    from winellbot.llm.client import ModelClient
+    from winellbot.llm.offline import get_backend
+
+    s = settings.llm
+    if not s.api_key and "api.openai.com" in s.base_url:
+        raise ConfigError("the openai backend needs WINELLBOT_OPENAI_API_KEY (or OPENAI_API_KEY)")
+    backend = get_backend("openai", base_url=s.base_url, api_key=s.api_key or "none", model=s.model,
+                          timeout=s.timeout, max_retries=s.max_retries)
+    return ModelClient(backend, state=state, run_id=run_id, token_budget=s.token_budget)
+
+
+def build_pipeline(settings: Settings, *, state: State | None = None, run_id: int | None = None):
+    p = settings.pipeline
+    if p.backend == "offline":
+        from winellbot.pipeline.offline import build_offline_pipeline
+
+        return build_offline_pipeline(max_suggestions=p.max_suggestions, max_iterations=p.max_iterations,
+                                      max_empty=p.max_empty)
+    if p.backend == "openai":
+        from winellbot.pipeline.agent import build_agent_pipeline
+
+        client = build_client(settings, state, run_id)
+        return build_agent_pipeline(client, stage_models=settings.llm.stage_models,
+                                    max_iterations=p.max_iterations, max_empty=p.max_empty,
+                                    max_suggestions=p.max_suggestions, editor_client=_editor_client(settings, state, run_id))
+    raise ConfigError(f"unknown pipeline backend {p.backend!r} (offline | openai)")
+
+
+def _editor_client(settings: Settings, state: State | None, run_id: int | None):
+    if settings.llm.editor_backend != "transformers":
+        return None
+    from winellbot.llm.client import ModelClient
+    from winellbot.llm.offline import get_backend
+
+    if not settings.llm.editor_model_dir:
+        raise ConfigError("llm.editor_backend = 'transformers' needs llm.editor_model_dir")
+    backend = get_backend("transformers", model_dir=settings.llm.editor_model_dir)
+    return ModelClient(backend, state=state, run_id=run_id)
+
+
+def build_gates(settings: Settings, state: State | None, client=None):
+    from winellbot.gates import default_gates
+
+    return default_gates(state=state, client=client)
+
+
+@dataclass
+class Wiki:
+    site: object
+    reader: object
+    writer: object
+
+
+def build_wiki(settings: Settings, state_dir: Path) -> Wiki:
+    """Connect to the configured wiki (a registered API URL, or the operator's Pywikibot config)."""
+    from winellbot.wiki import site as wiki_site
+
+    w = settings.wiki
+    if w.api_url:
+        wiki_site.prepare_pywikibot(state_dir / "pywikibot")
+        site = wiki_site.connect(w.api_url, w.username, settings.bot_password, app=w.bot_password_app,
+                                 family_name=w.family_name, throttle=w.put_throttle, maxlag=w.maxlag,
+                                 simulate=w.simulate)
+    else:
+        site = wiki_site.operator_site()
+    from winellbot.wiki.reader import WikiReader
+    from winellbot.wiki.writer import WikiWriter
+
+    writer = WikiWriter(site, bot_user=w.username, shutoff_page=w.shutoff,
+                        new_section_interval_days=w.new_section_interval_days)
+    return Wiki(site, WikiReader(site), writer)
