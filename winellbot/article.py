@@ -279,7 +279,7 @@ def _remove(code: Wikicode, node: object) -> None:
 def _normalise(text: str) -> str:
     text = re.sub(r"\s+", " ", text).strip()
     text = re.sub(r"\(\s*[,;]?\s*\)", "", text)  # "Name ({{IPA|..}})" leaves "()"
-    text = re.sub(r"\s+([,.;:!?])", r"\1", text)
+    text = re.sub(r"\s+([,.;:!?])(?![.!?])", r"\1", text)  # "word <ref/>." leaves "word ."
     return re.sub(r"\s{2,}", " ", text).strip()
 
 
