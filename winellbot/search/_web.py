@@ -1,0 +1,36 @@
+"""The HTTP call every web search backend makes, with its failures turned into SearchError."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import requests
+
+from winellbot.errors import SearchError
+
+DEFAULT_USER_AGENT = "winellbot/0.1 (Wikipedia update suggestions for human review)"
+
+_TAG = re.compile(r"<[^>]+>")
+
+
+def strip_tags(text: str | None) -> str:
+    """Search APIs mark query words with <strong>; the snippet is plain text."""
+    import html
+
+    return html.unescape(_TAG.sub("", text or "")).strip()
+
+
+def get_json(session: requests.Session, url: str, *, params: dict[str, Any], backend: str,
+             timeout: float, headers: dict[str, str] | None = None) -> Any:
+    """GET ``url`` and decode its JSON body; any failure is a :class:`SearchError` naming the backend."""
+    try:
+        resp = session.get(url, params=params, headers=headers, timeout=timeout)
+    except requests.RequestException as exc:
+        raise SearchError(f"{backend}: request failed: {exc}") from exc
+    if resp.status_code != 200:
+        raise SearchError(f"{backend}: HTTP {resp.status_code}: {resp.text[:200].strip()}")
+    try:
+        return resp.json()
+    except ValueError as exc:
+        # GDELT, for one, answers errors ("phrase too short", rate limits) as plain text with 200.
+        raise SearchError(f"{backend}: not JSON: {resp.text[:200].strip()}") from exc
