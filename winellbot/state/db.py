@@ -113,7 +113,7 @@ class State:
         for name, fn in MIGRATIONS:
             if name in done:
                 continue
-            with self.db.conn:
+            with self.db.atomic():
                 fn(self.db)
                 self.db["_migrations"].insert({"name": name, "applied_at": now()})
             applied.append(name)
@@ -126,11 +126,11 @@ class State:
 
     # -- runs ------------------------------------------------------------
     def start_run(self, backend: str) -> int:
-        with self.db.conn:
+        with self.db.atomic():
             return self.db["runs"].insert({"started": now(), "status": "running", "backend": backend}).last_pk
 
     def finish_run(self, run_id: int, status: str = "done", **counts: int) -> None:
-        with self.db.conn:
+        with self.db.atomic():
             self.db["runs"].update(run_id, {"finished": now(), "status": status, **counts})
 
     # -- pages -----------------------------------------------------------
@@ -139,7 +139,7 @@ class State:
         return rows[0] if rows else None
 
     def touch_page(self, title: str, **fields) -> None:
-        with self.db.conn:
+        with self.db.atomic():
             self.db["pages"].upsert({"title": title, **fields}, pk="title", alter=True)
 
     def due_pages(self, titles: Iterable[str], at: str | None = None) -> list[str]:
@@ -155,7 +155,7 @@ class State:
     # -- pipeline output ---------------------------------------------------
     def record_result(self, run_id: int, page: str, result: PipelineResult) -> None:
         """Store decisions, navigation steps, kept updates and new suggestions in one transaction."""
-        with self.db.conn:
+        with self.db.atomic():
             for step in result.steps:
                 self.db["steps"].insert({"run_id": run_id, "page": page, "query": step.query,
                                          "chosen_url": step.chosen.url if step.chosen else None,
@@ -210,12 +210,12 @@ class State:
     def set_status(self, suggestion_id: str, status: str, reason: str = "") -> None:
         if status not in SUGGESTION_STATUSES:
             raise StateError(f"unknown suggestion status {status!r}")
-        with self.db.conn:
+        with self.db.atomic():
             self.db["suggestions"].update(suggestion_id, {"status": status, "status_reason": reason,
                                                           "updated": now()})
 
     def record_post(self, suggestion_ids: Iterable[str], target: str, revid: int | None, section_title: str) -> None:
-        with self.db.conn:
+        with self.db.atomic():
             for sid in suggestion_ids:
                 self.db["posts"].insert({"suggestion_id": sid, "target": target, "revid": revid,
                                          "section_title": section_title, "posted_at": now()})
@@ -226,7 +226,7 @@ class State:
 
     # -- models, sources, errors -----------------------------------------
     def record_llm_call(self, **fields) -> None:
-        with self.db.conn:
+        with self.db.atomic():
             self.db["llm_calls"].insert({"created": now(), **fields}, alter=True)
 
     def cache_get(self, key: str) -> str | None:
@@ -234,11 +234,11 @@ class State:
         return rows[0]["reply"] if rows else None
 
     def cache_put(self, key: str, reply: str) -> None:
-        with self.db.conn:
+        with self.db.atomic():
             self.db["llm_cache"].upsert({"key": key, "reply": reply, "created": now()}, pk="key")
 
     def record_source(self, url: str, **fields) -> None:
-        with self.db.conn:
+        with self.db.atomic():
             self.db["sources"].upsert({"url": url, "fetched_at": now(), **fields}, pk="url", alter=True)
 
     def source(self, url: str) -> dict | None:
@@ -246,7 +246,7 @@ class State:
         return rows[0] if rows else None
 
     def record_error(self, run_id: int | None, page: str | None, stage: str, message: str) -> None:
-        with self.db.conn:
+        with self.db.atomic():
             self._error(run_id, page, stage, message)
 
     def _error(self, run_id, page, stage, message) -> None:

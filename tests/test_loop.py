@@ -1,0 +1,102 @@
+"""The aggregation loop shared by every backend: bounds, replace/add/ignore bookkeeping, fetch failures."""
+from winellbot.errors import FetchError
+from winellbot.models import Article, Decision, Document, NavigationStep, SearchResult, SectionCriteria, Section, Update
+from winellbot.pipeline.interface import Aggregator, Extractor, Fetcher, Navigator, SearchBackend
+from winellbot.pipeline.loop import UpdateAggregationLoop, apply_decision
+
+ARTICLE = Article("Town", "Lead.", (Section("", 0, (), ()),))
+CRITERIA = SectionCriteria({(): "anything"})
+
+
+def doc(n: int) -> Document:
+    return Document(f"d{n}", f"https://news.example/{n}", f"t{n}", f"text {n}")
+
+
+def upd(n: int, text: str | None = None) -> Update:
+    return Update(text or f"fact {n}", (), "quote", doc(n), score=float(n))
+
+
+class CountingNavigator(Navigator):
+    """Offers result n at iteration n; records the memory it was shown."""
+
+    def __init__(self, results: int, with_documents: bool = True):
+        self.results = results
+        self.with_documents = with_documents
+        self.seen_memories = []
+
+    def navigate(self, article, criteria, memory, search):
+        self.seen_memories.append(memory)
+        n = len(memory.queries)
+        if n >= self.results:
+            return NavigationStep(f"q{n}", None, "nothing left")
+        result = SearchResult(doc(n).url, f"t{n}", document=doc(n) if self.with_documents else None)
+        return NavigationStep(f"q{n}", result, "next")
+
+
+class OneFactExtractor(Extractor):
+    def extract(self, article, criteria, document):
+        return [upd(int(document.id[1:]))]
+
+
+class VerdictAggregator(Aggregator):
+    def __init__(self, verdicts):
+        self.verdicts = list(verdicts)
+
+    def aggregate(self, article, update, kept):
+        action = self.verdicts.pop(0) if self.verdicts else "add"
+        replaces = kept[-1].key if action == "replace" and kept else None
+        return Decision(action, update, f"scripted {action}", replaces)
+
+
+class NoSearch(SearchBackend):
+    def search(self, query, *, since=None, limit=10):
+        return []
+
+
+def test_loop_stops_at_its_iteration_bound():
+    nav = CountingNavigator(results=100)
+    loop = UpdateAggregationLoop(nav, OneFactExtractor(), VerdictAggregator([]), max_iterations=4, max_empty=9)
+    result = loop.run(ARTICLE, CRITERIA, NoSearch(), None)
+    assert len(result.steps) == 4
+    assert [u.text for u in result.kept] == ["fact 0", "fact 1", "fact 2", "fact 3"]
+    assert result.stopped_because == "iteration bound"
+
+
+def test_loop_stops_after_consecutive_empty_iterations_and_feeds_verdicts_back():
+    nav = CountingNavigator(results=100)
+    loop = UpdateAggregationLoop(nav, OneFactExtractor(), VerdictAggregator(["add", "ignore", "ignore"]),
+                                 max_iterations=10, max_empty=2)
+    result = loop.run(ARTICLE, CRITERIA, NoSearch(), None)
+    assert result.stopped_because == "too many empty iterations"
+    assert len(result.steps) == 3
+    # the navigator saw the ignore verdict before writing its third query
+    assert [d.action for d in nav.seen_memories[2].decisions] == ["add", "ignore"]
+    assert nav.seen_memories[2].queries == ("q0", "q1")
+
+
+def test_replace_swaps_the_named_update_out():
+    loop = UpdateAggregationLoop(CountingNavigator(2), OneFactExtractor(), VerdictAggregator(["add", "replace"]),
+                                 max_iterations=5)
+    result = loop.run(ARTICLE, CRITERIA, NoSearch(), None)
+    assert [u.text for u in result.kept] == ["fact 1"]
+    assert result.stopped_because == "navigator found nothing new"
+
+
+def test_apply_decision_never_keeps_the_same_update_twice():
+    kept = (upd(1),)
+    assert apply_decision(kept, Decision("add", upd(1), "again")) == kept
+    assert apply_decision(kept, Decision("ignore", upd(2), "dup")) == kept
+
+
+class FailingFetcher(Fetcher):
+    def fetch(self, result):
+        raise FetchError("connection refused")
+
+
+def test_a_failed_fetch_is_recorded_and_the_loop_goes_on():
+    loop = UpdateAggregationLoop(CountingNavigator(3, with_documents=False), OneFactExtractor(),
+                                 VerdictAggregator([]), max_iterations=3, max_empty=5)
+    result = loop.run(ARTICLE, CRITERIA, NoSearch(), FailingFetcher())
+    assert len(result.errors) == 3
+    assert "connection refused" in result.errors[0]
+    assert result.kept == ()

@@ -1,0 +1,97 @@
+"""SQLite state: migrations, the suggestion lifecycle, transactions."""
+import sqlite3
+
+import pytest
+
+from winellbot.errors import StateError
+from winellbot.models import (Citation, Decision, Document, Edit, GateFinding, NavigationStep, PipelineResult,
+                              SearchResult, Suggestion, Update)
+from winellbot.state.db import MIGRATIONS, State
+
+
+def suggestion(text="The bridge opened in 2026.", findings=()):
+    d = Document("d1", "https://news.example/bridge", "Bridge opens", "The bridge opened in 2026.")
+    u = Update(text, ("History",), text, d, score=1.0)
+    e = Edit("Old paragraph.", "Old paragraph. " + text, text, Citation(d.url, d.title))
+    return Suggestion("Town", 7, ("History",), 0, e, u, findings)
+
+
+def test_migrations_apply_once_and_are_recorded(tmp_path):
+    path = tmp_path / "state.sqlite"
+    first = State(path)
+    assert first.version == MIGRATIONS[-1][0]
+    assert first.migrate() == []  # nothing left to apply
+    again = State(path)
+    assert again.version == first.version
+    assert {"pages", "runs", "sources", "updates", "suggestions", "posts"} <= set(again.db.table_names())
+
+
+def test_a_corrupt_file_gives_a_clear_state_error(tmp_path):
+    path = tmp_path / "state.sqlite"
+    path.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(StateError, match="cannot open state database"):
+        State(path)
+
+
+def test_record_result_stores_decisions_steps_and_suggestions():
+    state = State()
+    run = state.start_run("offline")
+    s = suggestion()
+    result = PipelineResult(
+        suggestions=(s,),
+        decisions=(Decision("add", s.update, "new fact"), Decision("ignore", s.update, "duplicate")),
+        steps=(NavigationStep("town bridge", SearchResult(s.update.document.url, "t"), "best match"),),
+        errors=("fetch failed: x",),
+    )
+    state.record_result(run, "Town", result)
+    assert [r["action"] for r in state.db["decisions"].rows] == ["add", "ignore"]
+    assert next(state.db["steps"].rows)["chosen_url"] == s.update.document.url
+    row = state.suggestion(s.id)
+    assert row["status"] == "proposed" and row["section"] == "History"
+    assert state.db["errors"].count == 1
+
+
+def test_blocked_suggestion_is_held_with_its_findings():
+    state = State()
+    run = state.start_run("offline")
+    s = suggestion(findings=(GateFinding("support", "block", "number 2026 not in source"),))
+    state.record_result(run, "Town", PipelineResult((s,)))
+    assert state.suggestion(s.id)["status"] == "held"
+    assert next(state.db["gate_results"].rows)["message"] == "number 2026 not in source"
+
+
+def test_a_suggestion_proposed_again_keeps_its_lifecycle():
+    state = State()
+    s = suggestion()
+    state.record_result(state.start_run("offline"), "Town", PipelineResult((s,)))
+    state.set_status(s.id, "rejected", "not notable")
+    state.record_result(state.start_run("offline"), "Town", PipelineResult((s,)))
+    assert state.suggestion(s.id)["status"] == "rejected"
+    assert state.db["suggestions"].count == 1
+
+
+def test_record_post_marks_posted_and_unknown_status_is_refused():
+    state = State()
+    s = suggestion()
+    state.record_result(state.start_run("offline"), "Town", PipelineResult((s,)))
+    state.record_post([s.id], "Talk:Town", 42, "Suggested updates")
+    assert state.suggestion(s.id)["status"] == "posted"
+    assert state.posts("Talk:Town")[0]["revid"] == 42
+    with pytest.raises(StateError):
+        state.set_status(s.id, "maybe")
+
+
+def test_a_failing_write_leaves_nothing_half_done(monkeypatch):
+    state = State()
+    s = suggestion()
+    bad = PipelineResult((s, "not a suggestion"))  # the second item breaks mid-transaction
+    with pytest.raises(Exception):
+        state.record_result(state.start_run("offline"), "Town", bad)
+    assert state.db["suggestions"].count == 0
+
+
+def test_due_pages_respects_next_due():
+    state = State()
+    state.touch_page("A", next_due="2999-01-01T00:00:00+00:00")
+    state.touch_page("B", next_due="2000-01-01T00:00:00+00:00")
+    assert state.due_pages(["A", "B", "C"]) == ["B", "C"]
