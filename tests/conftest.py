@@ -1,0 +1,117 @@
+"""Shared pytest fixtures.
+
+Pywikibot reads its configuration at first import, so the very first thing here points ``PYWIKIBOT_DIR``
+at a scratch folder holding an empty mode-600 ``user-config.py``; wikis are then registered at runtime.
+Never import pywikibot above that block.
+
+Fixtures for tests against a real MediaWiki (Debian's package, served by ``php -S`` on 127.0.0.1):
+
+``local_wiki`` (session)
+    A fresh :class:`winellbot.wiki.localwiki.LocalWiki` in a temporary folder, created and started
+    once per test session, with the templates of ``winellbot/data/templates`` installed; stopped at
+    the end. Use ``local_wiki.edit(title, text)`` for fixtures (admin path), ``local_wiki.api_url``,
+    ``local_wiki.credentials`` (bot_user, bot_app, bot_password), ``local_wiki.run_jobs()``.
+``site`` (function)
+    A Pywikibot ``APISite`` logged in as the bot through its BotPassword, throttle 0.
+``make_page`` (function)
+    ``make_page(text, *, prefix=None, namespace="", talk=None) -> str`` saves ``text`` as the admin
+    under a title unique to the calling test and returns the title. ``talk=`` also saves the
+    matching talk page. ``make_page.title(prefix=None)`` only invents a unique title.
+
+Tests using any of these are marked ``wiki`` automatically; they are skipped with a message when php or
+MediaWiki is not installed (``python -c "from winellbot.wiki.localwiki import ensure_packages;
+ensure_packages()"`` installs them).
+"""
+
+import os
+import shutil
+import tempfile
+
+_PYWIKIBOT_DIR = tempfile.mkdtemp(prefix="winellbot-pywikibot-")
+_fd = os.open(os.path.join(_PYWIKIBOT_DIR, "user-config.py"), os.O_WRONLY | os.O_CREAT, 0o600)
+os.close(_fd)
+os.environ["PYWIKIBOT_DIR"] = _PYWIKIBOT_DIR
+
+import itertools  # noqa: E402
+import re  # noqa: E402
+import secrets  # noqa: E402
+from collections.abc import Iterator  # noqa: E402
+
+import pytest  # noqa: E402
+
+from winellbot.wiki.localwiki import LocalWiki, mediawiki_available  # noqa: E402
+
+WIKI_FIXTURES = {"local_wiki", "site", "make_page"}
+_SKIP_REASON = ("php or Debian's mediawiki package is not installed "
+                "(apt-get install mediawiki php-cli php-sqlite3 php-intl php-mbstring php-xml)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    available = mediawiki_available()
+    for item in items:
+        if WIKI_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.wiki)
+        if not available and item.get_closest_marker("wiki"):
+            item.add_marker(pytest.mark.skip(reason=_SKIP_REASON))
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    shutil.rmtree(_PYWIKIBOT_DIR, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def local_wiki(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalWiki]:
+    """One local MediaWiki for the whole session (see module docstring)."""
+    if not mediawiki_available():
+        pytest.skip(_SKIP_REASON)
+    wiki = LocalWiki(tmp_path_factory.mktemp("localwiki") / "wiki")
+    wiki.create()
+    wiki.start()
+    try:
+        wiki.install_templates()
+        yield wiki
+    finally:
+        wiki.stop()
+
+
+@pytest.fixture
+def site(local_wiki: LocalWiki):
+    """A Pywikibot site logged in as the local wiki's bot (BotPassword), with no throttle."""
+    from winellbot.wiki.site import connect
+
+    creds = local_wiki.credentials
+    return connect(local_wiki.api_url, creds.bot_user, creds.bot_password, app=creds.bot_app,
+                   throttle=0, max_retries=2, retry_wait=1)
+
+
+class PageMaker:
+    """Creates fixture pages as the admin, with titles unique to one test."""
+
+    def __init__(self, wiki: LocalWiki, test_name: str) -> None:
+        self.wiki = wiki
+        stem = re.sub(r"[^A-Za-z0-9]+", " ", test_name).strip()[:60] or "Test"
+        self.stem = stem[0].upper() + stem[1:]  # MediaWiki capitalises first letters
+        self._counter = itertools.count(1)
+        self._token = secrets.token_hex(3)
+
+    def title(self, prefix: str | None = None) -> str:
+        """A new title (without namespace) that no other test uses."""
+        title = f"{prefix or self.stem} {self._token} {next(self._counter)}"
+        return title[0].upper() + title[1:]
+
+    def __call__(self, text: str, *, prefix: str | None = None, namespace: str = "",
+                 talk: str | None = None) -> str:
+        """Save ``text`` under a fresh title; returns the full title (with ``namespace:`` if given)."""
+        base = self.title(prefix)
+        title = f"{namespace}:{base}" if namespace else base
+        self.wiki.edit(title, text)
+        if talk is not None:
+            talk_ns = f"{namespace} talk" if namespace else "Talk"
+            self.wiki.edit(f"{talk_ns}:{base}", talk)
+        return title
+
+
+@pytest.fixture
+def make_page(local_wiki: LocalWiki, request: pytest.FixtureRequest) -> PageMaker:
+    """A :class:`PageMaker` for the calling test (see module docstring)."""
+    return PageMaker(local_wiki, request.node.name)

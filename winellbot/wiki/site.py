@@ -1,0 +1,183 @@
+"""Connecting Pywikibot to a wiki: a local test wiki registered at runtime, or the operator's configured one.
+
+Pywikibot reads its configuration once, at the first ``import pywikibot``, from the folder named by
+``PYWIKIBOT_DIR`` -- and only when that folder holds a ``user-config.py`` owned by the running user.
+Otherwise it silently falls back to English Wikipedia. So :func:`prepare_pywikibot` must run before
+anything imports pywikibot; this module imports it only inside functions for that reason.
+
+Settings passed here (throttle, maxlag, retries, simulate) are written to ``pywikibot.config``, which is
+global to the process: the last call wins for every site.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlparse
+
+from winellbot.errors import ConfigError, WikiError
+
+if TYPE_CHECKING:
+    from pywikibot.site import APISite
+
+USER_CONFIG = "user-config.py"
+PASSWORD_FILE = "winellbot-passwords"
+
+
+def prepare_pywikibot(config_dir: str | os.PathLike[str], *, user_config: str = "") -> Path:
+    """Make ``config_dir`` Pywikibot's configuration folder; returns the folder Pywikibot will use.
+
+    Writes a mode-600 ``user-config.py`` (with ``user_config`` as its body; existing files are kept
+    but made private) and sets ``PYWIKIBOT_DIR``. When pywikibot was already imported from another
+    folder, its configuration cannot move any more: this warns, explains, and returns the folder in use.
+    Runtime registration through :func:`connect` works either way.
+    """
+    folder = Path(config_dir).expanduser().resolve()
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path = folder / USER_CONFIG
+    if not path.exists():
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(user_config or "# written by winellbot.wiki.site.prepare_pywikibot\n")
+    os.chmod(path, 0o600)
+    if "pywikibot" in sys.modules:
+        from pywikibot import config
+
+        active = Path(config.base_dir).resolve()
+        if active != folder:
+            warnings.warn(
+                f"pywikibot was imported before prepare_pywikibot({str(folder)!r}) and keeps reading "
+                f"its configuration from {active}. Call prepare_pywikibot() (or set PYWIKIBOT_DIR) "
+                "before anything imports pywikibot.", RuntimeWarning, stacklevel=2)
+        return active
+    os.environ["PYWIKIBOT_DIR"] = str(folder)
+    return folder
+
+
+def configure(*, throttle: float | None = None, maxlag: int | None = None,
+              max_retries: int | None = None, retry_wait: float | None = None,
+              simulate: bool | None = None) -> None:
+    """Set process-wide Pywikibot politeness settings; ``None`` leaves a setting as configured.
+
+    ``throttle`` is the minimum seconds between edits (``put_throttle``) and also caps the read delay
+    (``minthrottle``); ``maxlag`` is the ``write_maxlag`` sent with edits; ``simulate`` makes every
+    write API request a no-op at Pywikibot's lowest layer.
+    """
+    from pywikibot import config
+
+    if throttle is not None:
+        config.put_throttle = throttle
+        config.minthrottle = min(config.minthrottle, throttle)
+    if maxlag is not None:
+        config.write_maxlag = maxlag
+    if max_retries is not None:
+        config.max_retries = max_retries
+    if retry_wait is not None:
+        config.retry_wait = retry_wait
+    if simulate is not None:
+        config.simulate = simulate
+
+
+def family_name_for(api_url: str) -> str:
+    """A stable Pywikibot family name for a wiki address (ASCII letters and digits only)."""
+    netloc = urlparse(api_url).netloc.lower()
+    return "w" + re.sub(r"[^a-z0-9]", "", netloc)
+
+
+def register_wiki(api_url: str, family_name: str | None = None) -> str:
+    """Register the wiki at ``api_url`` as a Pywikibot family at runtime; returns the family name."""
+    from pywikibot import config
+    from pywikibot.family import Family
+
+    if not api_url.endswith("/api.php"):
+        raise ConfigError(f"expected the URL of api.php, got {api_url!r}")
+    name = family_name or family_name_for(api_url)
+    known = config.family_files.get(name)
+    if known is not None and known != api_url and name in Family._families:
+        raise ConfigError(f"family {name!r} is already loaded for {known}; choose another family_name")
+    config.family_files[name] = api_url
+    return name
+
+
+def connect(api_url: str, username: str | None = None, password: str | None = None, *,
+            app: str | None = None, family_name: str | None = None, throttle: float | None = None,
+            maxlag: int | None = None, max_retries: int | None = None, retry_wait: float | None = None,
+            simulate: bool = False) -> APISite:
+    """A Pywikibot site for the wiki at ``api_url``, logged in with a BotPassword when given one.
+
+    ``username`` is the account name and ``app`` the BotPassword's app id (``username`` may also be
+    given as ``User@app``). The password goes into a mode-600 password file in Pywikibot's folder,
+    which is the only way Pywikibot takes passwords without prompting.
+    """
+    import pywikibot
+    from pywikibot.exceptions import Error as PywikibotError
+
+    configure(throttle=throttle, maxlag=maxlag, max_retries=max_retries, retry_wait=retry_wait,
+              simulate=simulate)
+    name = register_wiki(api_url, family_name)
+    if username and "@" in username and app is None:
+        username, app = username.split("@", 1)
+    try:
+        if username:
+            pywikibot.config.usernames[name][name] = username
+            if password:
+                _store_password(name, username, password, app)
+        site = pywikibot.Site(code=name, fam=name, user=username)
+        _apply_throttle(site, throttle)
+        if username and password:
+            site.login()
+            if site.user() != username:
+                raise WikiError(f"login to {api_url} as {username} did not take (logged in as {site.user()})")
+    except PywikibotError as exc:
+        raise WikiError(f"cannot connect to {api_url}: {exc}") from exc
+    return site
+
+
+def operator_site(*, login: bool = True, simulate: bool | None = None) -> APISite:
+    """The operator's configured site (``pywikibot.Site()``), e.g. English Wikipedia in production.
+
+    Needs ``PYWIKIBOT_DIR`` (or ``~/.pywikibot``) with the operator's own ``user-config.py`` and
+    password file; nothing is registered or written here.
+    """
+    import pywikibot
+    from pywikibot.exceptions import Error as PywikibotError
+
+    configure(simulate=simulate)
+    user_config = Path(pywikibot.config.base_dir) / USER_CONFIG
+    if not user_config.is_file():
+        raise ConfigError(f"no user-config.py in {pywikibot.config.base_dir}: set PYWIKIBOT_DIR")
+    try:
+        site = pywikibot.Site()
+        if login:
+            site.login()
+    except PywikibotError as exc:
+        raise WikiError(f"cannot connect to the configured site: {exc}") from exc
+    return site
+
+
+def _apply_throttle(site: APISite, throttle: float | None) -> None:
+    # Pywikibot caches Site objects, and their throttle copies the config when created.
+    if throttle is not None:
+        site.throttle.writedelay = throttle
+        site.throttle.mindelay = min(site.throttle.mindelay, throttle)
+
+
+def _store_password(family: str, username: str, password: str, app: str | None) -> None:
+    """Upsert one line for (family, user) in the mode-600 password file and point Pywikibot at it."""
+    from pywikibot import config
+
+    path = Path(config.base_dir) / PASSWORD_FILE
+    secret = f"BotPassword({app!r}, {password!r})" if app else repr(password)
+    entry = f"({family!r}, {family!r}, {username!r}, {secret})"
+    prefix = f"({family!r}, {family!r}, {username!r}, "
+    lines = path.read_text("utf-8").splitlines() if path.exists() else []
+    lines = [line for line in lines if not line.startswith(prefix)] + [entry]
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(lines) + "\n")
+    os.chmod(path, 0o600)
+    config.password_file = str(path)
