@@ -95,3 +95,15 @@ def test_due_pages_respects_next_due():
     state.touch_page("A", next_due="2999-01-01T00:00:00+00:00")
     state.touch_page("B", next_due="2000-01-01T00:00:00+00:00")
     assert state.due_pages(["A", "B", "C"]) == ["B", "C"]
+
+
+def test_pending_suggestions_are_rebuilt_from_state_with_the_same_id(tmp_path):
+    path = tmp_path / "s.sqlite"
+    s = suggestion(findings=(GateFinding("style", "flag", "relative time: 'recently'"),))
+    s = Suggestion(s.article_title, s.revid, s.section_path, s.paragraph_index, s.edit, s.update, s.findings)
+    State(path).record_result(1, "Town", PipelineResult((s,)))
+    [again] = State(path).pending("Town")  # a new process, as after a crash
+    assert again.id == s.id
+    assert again.edit == s.edit
+    assert again.findings == s.findings
+    assert again.update.quote == s.update.quote and again.section_path == ("History",)

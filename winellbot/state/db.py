@@ -15,7 +15,7 @@ from pathlib import Path
 import sqlite_utils
 
 from winellbot.errors import StateError
-from winellbot.models import GateFinding, PipelineResult, Suggestion
+from winellbot.models import Citation, Document, Edit, GateFinding, PipelineResult, Suggestion, Update
 
 SUGGESTION_STATUSES = ("proposed", "held", "posted", "accepted", "rejected", "withdrawn")
 
@@ -56,8 +56,8 @@ def _m001_initial(db: sqlite_utils.Database) -> None:
     )
     db["suggestions"].create(
         {"id": str, "run_id": int, "page": str, "revid": int, "section": str, "paragraph_index": int,
-         "old_paragraph": str, "new_paragraph": str, "added_text": str, "citation": str, "quote": str,
-         "url": str, "status": str, "status_reason": str, "created": str, "updated": str},
+         "old_paragraph": str, "new_paragraph": str, "added_text": str, "update_text": str,
+         "quoted": int, "citation": str, "quote": str, "url": str, "status": str, "status_reason": str, "created": str, "updated": str},
         pk="id",
     )
     db["gate_results"].create(
@@ -184,7 +184,8 @@ class State:
             "id": s.id, "run_id": run_id, "page": s.article_title, "revid": s.revid,
             "section": " > ".join(s.section_path), "paragraph_index": s.paragraph_index,
             "old_paragraph": e.old_paragraph, "new_paragraph": e.new_paragraph,
-            "added_text": e.added_text, "citation": json.dumps(e.citation.__dict__),
+            "added_text": e.added_text, "update_text": s.update.text, "quoted": int(e.quoted),
+            "citation": json.dumps(e.citation.__dict__),
             "quote": s.update.quote, "url": s.update.document.url,
             "status": "held" if s.blocked else "proposed", "created": now(), "updated": now(),
         })
@@ -206,6 +207,23 @@ class State:
         if status is not None:
             where.append("status = ?"), args.append(status)
         return list(self.db["suggestions"].rows_where(" and ".join(where) or None, args, order_by="created, id"))
+
+    def pending(self, page: str) -> list[Suggestion]:
+        """This page's suggestions waiting to be posted, rebuilt from state (a crash loses none)."""
+        return [self.load_suggestion(row) for row in self.suggestions(page=page, status="proposed")]
+
+    def load_suggestion(self, row: dict) -> Suggestion:
+        citation = Citation(**json.loads(row["citation"] or "{}"))
+        document = Document(id="", url=row["url"] or citation.url, title=citation.title, text="",
+                            published=citation.date or None, publisher=citation.work or None)
+        path = tuple(p for p in (row["section"] or "").split(" > ") if p)
+        update = Update(row["update_text"], path, row["quote"] or "", document)
+        edit = Edit(row["old_paragraph"] or "", row["new_paragraph"] or "", row["added_text"] or "", citation,
+                    quoted=bool(row["quoted"]))
+        findings = tuple(GateFinding(r["gate"], r["severity"], r["message"])
+                         for r in self.db["gate_results"].rows_where("suggestion_id = ?", [row["id"]], order_by="id"))
+        s = Suggestion(row["page"], row["revid"], path, row["paragraph_index"], edit, update, findings)
+        return _with_id(s, row["id"])
 
     def set_status(self, suggestion_id: str, status: str, reason: str = "") -> None:
         if status not in SUGGESTION_STATUSES:
@@ -255,3 +273,11 @@ class State:
 
     def counts(self) -> dict[str, int]:
         return {name: self.db[name].count for name in self.db.table_names() if not name.startswith("_")}
+
+
+def _with_id(s: Suggestion, stored_id: str) -> Suggestion:
+    # The id is derived from the article, source URL and update text, all stored, so a rebuilt
+    # suggestion has the same id; a mismatch means the row was edited by hand.
+    if s.id != stored_id:
+        raise StateError(f"suggestion {stored_id} does not match its stored fields")
+    return s
