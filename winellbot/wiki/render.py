@@ -1,0 +1,211 @@
+"""Wikitext for suggestions shown to reviewers, and reading their verdicts back.
+
+A rendered suggestion is a block between two hidden markers::
+
+    <!-- winellbot-suggestion:ID -->
+    {{Winellbot suggestion|id=ID|status=pending|...}}
+    ... section, word diff, preview, citation, quote, checks, notice ...
+    <!-- /winellbot-suggestion:ID -->
+
+The markers let the writer find what is already posted (so a retry never posts
+twice) and cut a rendered section into per-suggestion blocks; the template's
+``status`` parameter is where a reviewer records accepted/rejected, and
+:func:`parse_statuses` reads it back. Every piece of text that came from a web
+page or a model passes through :mod:`winellbot.escape` before it is placed here.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+from urllib.parse import quote
+
+import mwparserfromhell
+
+from winellbot.escape import check_proposed_wikitext, escape_param, escape_text
+from winellbot.models import Suggestion
+
+TEMPLATE = "Winellbot suggestion"
+SECTION_MARKER = "<!-- winellbot-section -->"
+STATUSES = ("pending", "accepted", "rejected", "withdrawn")
+_ALIASES = {
+    "accept": "accepted", "done": "accepted", "yes": "accepted", "added": "accepted",
+    "reject": "rejected", "declined": "rejected", "decline": "rejected", "no": "rejected",
+    "not done": "rejected", "withdraw": "withdrawn",
+}
+_ID = r"[0-9a-f]{6,64}"
+_START = re.compile(rf"<!-- winellbot-suggestion:({_ID}) -->")
+_BLOCK = re.compile(rf"<!-- winellbot-suggestion:({_ID}) -->.*?<!-- /winellbot-suggestion:\1 -->\n?", re.S)
+_TOKEN = re.compile(r"\s+|\w+|[^\w\s]")
+_BOX = "border:1px solid #a2a9b1; padding:0.4em 0.8em; margin:0.3em 0; background:#f8f9fa;"
+
+
+def marker(suggestion_id: str) -> str:
+    """The hidden comment that opens a suggestion's block."""
+    return f"<!-- winellbot-suggestion:{suggestion_id} -->"
+
+
+def end_marker(suggestion_id: str) -> str:
+    """The hidden comment that closes a suggestion's block."""
+    return f"<!-- /winellbot-suggestion:{suggestion_id} -->"
+
+
+def render_suggestion(s: Suggestion, *, bot_user: str, heading: str | None = None) -> str:
+    """Wikitext for one suggestion, between its id markers.
+
+    ``heading``, when given, is a complete heading line (bot-made, e.g. for the
+    queue) placed just inside the opening marker.
+    """
+    e = s.edit
+    check = check_proposed_wikitext(e.new_paragraph, original=e.old_paragraph)
+    section = " › ".join(s.section_path) or "lead (introduction)"
+    where = ("as a new paragraph at the end of the section" if s.paragraph_index is None
+             else f"in paragraph {s.paragraph_index + 1} of the section")
+    lines = [marker(s.id)]
+    if heading:
+        lines.append(heading)
+    lines += [
+        f"{{{{{TEMPLATE}|id={s.id}|status=pending|article={escape_param(s.article_title)}"
+        f"|section={escape_param(section)}}}}}",
+        f"'''Article:''' {_article_link(s.article_title)}{_revision_note(s)}",
+        f"'''Section:''' {escape_text(section)}, {where}",
+        "'''Proposed change''' (wikitext; <ins>inserted</ins> and <del>removed</del> words marked):",
+        f'<div style="{_BOX} font-family:monospace; white-space:pre-wrap;">'
+        f"{word_diff(e.old_paragraph, e.new_paragraph)}</div>",
+        "'''How the new paragraph would read:'''",
+        f'<div style="{_BOX}">{check.text}<references /></div>',
+    ]
+    if not check.ok:
+        lines.append("'''Note:''' markup the bot does not trust was shown as plain text: "
+                     + "; ".join(escape_text(p) for p in check.problems))
+    lines.append(f"'''Source:''' {render_citation(s)}")
+    lines.append("'''Supporting passage from the source:'''")
+    lines.append(f"<blockquote>{escape_text(s.update.quote)}</blockquote>")
+    if e.reason or s.update.reason:
+        lines.append(f"'''Why:''' {escape_text(e.reason or s.update.reason)}")
+    if s.findings:
+        lines.append("'''Automated checks:'''")
+        lines += [f"* {escape_text(f.gate)} ({escape_text(f.severity)}): {escape_text(f.message)}"
+                  for f in s.findings]
+    lines.append(
+        f"''This suggestion was made by a program, [[User:{bot_user}|{bot_user}]], not written by a person. "
+        "Please read the source before changing the article. To record your decision, set "
+        "<code>status=accepted</code> or <code>status=rejected</code> in the box above.''")
+    lines.append(end_marker(s.id))
+    return "\n".join(lines) + "\n"
+
+
+def render_section(suggestions: Sequence[Suggestion], *, bot_user: str) -> str:
+    """The body of a talk-page section (the writer adds the heading): intro, suggestions, signature."""
+    n = len(suggestions)
+    intro = (f"{SECTION_MARKER}\n[[User:{bot_user}|{bot_user}]] is a program that looks for recent, sourced "
+             f"facts that may belong in this article. It found {n} possible "
+             f"update{'s' if n != 1 else ''} below. Nothing has been changed in the article: "
+             "each suggestion waits for an editor to check it and decide.\n")
+    blocks = "".join(render_suggestion(s, bot_user=bot_user) for s in suggestions)
+    return intro + blocks + signature()
+
+
+def signature() -> str:
+    """The bot signs its own sections; the tildes are the bot's, never from untrusted text."""
+    return "Posted automatically for human review. ~~~~\n"
+
+
+def render_queue_entry(s: Suggestion, *, bot_user: str) -> str:
+    """One entry of the bot's userspace queue: a level-2 heading naming the article, then the suggestion."""
+    section = " › ".join(s.section_path) or "lead"
+    heading = f"== {_article_link(s.article_title)}: {escape_text(section)} =="
+    return render_suggestion(s, bot_user=bot_user, heading=heading)
+
+
+def default_section_title(date: str) -> str:
+    """The heading text of a talk-page section posted on ``date`` (YYYY-MM-DD)."""
+    return f"Update suggestions from winellbot ({escape_text(date)})"
+
+
+def render_citation(s: Suggestion) -> str:
+    """The citation as a safe external link followed by the work and date, all escaped."""
+    c = s.edit.citation
+    title = escape_text(c.title or c.url)
+    url = safe_url(c.url)
+    head = f"[{url} {title}]" if url else title
+    extra = [escape_text(x) for x in (c.work, c.date) if x]
+    return ", ".join([head, *extra])
+
+
+def safe_url(url: str) -> str | None:
+    """An http(s) URL that cannot end the bracketed link early or carry markup, or None."""
+    url = url.strip()
+    if not re.match(r"(?i)https?://[^\s/]", url):
+        return None
+    url = quote(url, safe="/:?#&=%+,;@!$*()-._")
+    return url.replace("__", "_%5F")
+
+
+def word_diff(old: str, new: str) -> str:
+    """Escaped ``new`` with <ins>/<del> around the words that changed from ``old``."""
+    a, b = _TOKEN.findall(old), _TOKEN.findall(new)
+    out = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            out.append(_frag(b[j1:j2]))
+            continue
+        if op in ("delete", "replace"):
+            out.append(f"<del>{_frag(a[i1:i2])}</del>")
+        if op in ("insert", "replace"):
+            out.append(f"<ins>{_frag(b[j1:j2])}</ins>")
+    return "".join(out)
+
+
+def _frag(tokens: list[str]) -> str:
+    return escape_text("".join(tokens), strip=False)
+
+
+def _article_link(title: str) -> str:
+    if re.search(r"[\[\]{}<>|#~%&\n]", title) or not title.strip():
+        return escape_text(title)
+    return f"[[:{title.strip()}]]"
+
+
+def _revision_note(s: Suggestion) -> str:
+    return f" (checked at revision {s.revid})" if s.revid else ""
+
+
+# -- reading back -----------------------------------------------------------
+
+def present_ids(page_text: str) -> set[str]:
+    """Ids already on a page, found by marker or by the template's id parameter."""
+    return set(_START.findall(page_text)) | set(parse_statuses(page_text))
+
+
+def split_blocks(body: str) -> tuple[str, list[tuple[str, str]], str]:
+    """Cut rendered text into (text before, [(id, block)], text after) at the id markers."""
+    matches = list(_BLOCK.finditer(body))
+    if not matches:
+        return body, [], ""
+    blocks = [(m.group(1), m.group(0)) for m in matches]
+    return body[:matches[0].start()], blocks, body[matches[-1].end():]
+
+
+def parse_statuses(page_text: str) -> dict[str, str]:
+    """Reviewers' verdicts: suggestion id -> one of :data:`STATUSES`.
+
+    Reads every ``{{Winellbot suggestion}}`` on the page; the first template for
+    an id wins (a later copy cannot override the original box). An unknown or
+    empty status reads as ``pending``.
+    """
+    out: dict[str, str] = {}
+    for tpl in mwparserfromhell.parse(page_text).filter_templates():
+        name = str(tpl.name).strip().replace("_", " ")
+        if name.lower().startswith("template:"):
+            name = name[len("template:"):].strip()
+        if name[:1].upper() + name[1:] != TEMPLATE or not tpl.has("id"):
+            continue
+        sid = str(tpl.get("id").value).strip().lower()
+        if not re.fullmatch(_ID, sid) or sid in out:
+            continue
+        raw = str(tpl.get("status").value).strip().lower() if tpl.has("status") else ""
+        raw = re.sub(r"\s+", " ", raw)
+        status = _ALIASES.get(raw, raw)
+        out[sid] = status if status in STATUSES else "pending"
+    return out
