@@ -1,0 +1,53 @@
+"""The CLI: parser, documented commands, clean errors, status over a state file."""
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from winellbot.cli import build_parser, main
+from winellbot.models import Citation, Document, Edit, PipelineResult, Suggestion, Update
+from winellbot.state.db import State
+
+README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+
+
+def commands() -> list[str]:
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    return sorted(sub.choices)
+
+
+def test_every_command_is_documented_in_the_readme():
+    assert {"run", "once", "article", "status", "demo", "backtest"} <= set(commands())
+    for name in commands():
+        assert re.search(rf"winellbot[^\n]*\b{name}\b", README), f"`winellbot {name}` missing from README"
+
+
+def test_bad_config_is_a_clean_error_with_exit_code_1(tmp_path, capsys):
+    bad = tmp_path / "c.toml"
+    bad.write_text("[nope]\nx = 1\n")
+    assert main(["status", "--config", str(bad)]) == 1
+    assert "unknown config section" in capsys.readouterr().err
+
+
+def test_status_reports_what_the_state_holds(tmp_path, capsys):
+    db = tmp_path / "state.sqlite"
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(f'[state]\npath = "{db}"\n')
+    d = Document("d1", "https://news.example/a", "A", "x")
+    s = Suggestion("Town", 1, ("History",), 0, Edit("a", "a b", "b", Citation(d.url, "A")), Update("b", ("History",), "b", d))
+    state = State(db)
+    state.record_result(state.start_run("offline"), "Town", PipelineResult((s,)))
+    assert main(["status", "--config", str(cfg)]) == 0
+    out = capsys.readouterr().out
+    assert "suggestions by status: proposed 1" in out
+    assert main(["status", "--config", str(cfg), "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["by_status"] == {"proposed": 1}
+    assert info["runs"][0]["backend"] == "offline"
+
+
+def test_stray_positional_arguments_are_refused(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["once", "surprise"])
+    assert exc.value.code == 2
