@@ -330,3 +330,6 @@ def test_sample_manifest_and_news():
         assert set(doc) == {"id", "url", "title", "text", "published", "publisher"}
         assert doc["published"].startswith("2026-")
         assert 300 <= len(doc["text"]) <= 1500
+        assert doc["publisher"].endswith("(fictional)")
+        assert any(name in doc["text"] for name in ("Quillhaven", "Ashgrove", "Norvane", "Lanternfall", "Dunmere"))
+    assert sum("[[Category:Spam]]" in d["text"] for d in docs) == 1  # the hostile page the demo must escape
