@@ -75,11 +75,11 @@ def _clean(s: str) -> str:
     )
 
 
-def _escape_line(line: str) -> str:
+def _escape_line(line: str, line_start: bool = True) -> str:
     line = "".join(_ALWAYS.get(ch, ch) for ch in line)
     line = _DOUBLED.sub(lambda m: "&#95;" if m.group() == "_" else "&#39;", line)
     line = _URL_SCHEME.sub(lambda m: m.group(1) + "&#58;", line)
-    if line and line[0] in _LINE_START:
+    if line_start and line and line[0] in _LINE_START:
         line = _LINE_START[line[0]] + line[1:]
     return line
 
@@ -91,13 +91,14 @@ def escape_text(s: str, *, inline: bool = True, strip: bool = True) -> str:
     becomes one space, so the result can sit inside a line of the bot's own
     markup. With ``inline=False`` line breaks are kept and each line's first
     character is neutralised (no list, heading, table or ``----`` can start).
-    ``strip=False`` keeps leading and trailing spaces, for pieces that are
-    joined into one line (a word diff).
+    ``strip=False`` keeps leading and trailing spaces and leaves the first
+    character alone, for pieces joined into the middle of a line (a word
+    diff); such a piece must never be placed at the start of a line.
     """
     s = _clean(s)
     if inline:
         s = _WHITESPACE.sub(" ", s)
-        return _escape_line(s.strip() if strip else s)
+        return _escape_line(s.strip(), True) if strip else _escape_line(s, False)
     lines = [ln.rstrip() for ln in s.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
     return "\n".join(_escape_line(ln) for ln in lines).strip("\n")
 

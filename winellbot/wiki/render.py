@@ -139,11 +139,15 @@ def safe_url(url: str) -> str | None:
     if not re.match(r"(?i)https?://[^\s/]", url):
         return None
     url = quote(url, safe="/:?#&=%+,;@!$*()-._")
-    return url.replace("__", "_%5F")
+    return url.replace("~", "%7E").replace("__", "_%5F")  # quote() never encodes "~"
 
 
 def word_diff(old: str, new: str) -> str:
-    """Escaped ``new`` with <ins>/<del> around the words that changed from ``old``."""
+    """Escaped ``new`` with <ins>/<del> around the words that changed from ``old``.
+
+    Whitespace is shown as single spaces; the result is one line whose first
+    character is neutralised, so it may start a line.
+    """
     a, b = _TOKEN.findall(old), _TOKEN.findall(new)
     out = []
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
@@ -154,7 +158,10 @@ def word_diff(old: str, new: str) -> str:
             out.append(f"<del>{_frag(a[i1:i2])}</del>")
         if op in ("insert", "replace"):
             out.append(f"<ins>{_frag(b[j1:j2])}</ins>")
-    return "".join(out)
+    text = "".join(out)
+    if text[:1] and text[0] in "*#:;=- !":  # fragments keep their first character; this one may start a line
+        text = f"&#{ord(text[0])};{text[1:]}"
+    return text
 
 
 def _frag(tokens: list[str]) -> str:
