@@ -1,0 +1,119 @@
+"""Quality gates: every suggestion is checked before it may reach a talk page.
+
+A :class:`Gate` looks at one suggestion (and the article it is for) and returns
+:class:`~winellbot.models.GateFinding` objects. Severities mean:
+
+    info   shown to the reviewer, nothing more (e.g. the supporting quote)
+    flag   shown to the reviewer as something to fix before accepting
+    hold   not posted; kept in state for an operator to look at
+    block  not posted
+
+:class:`GateChain` runs the gates in order and attaches the findings to each
+suggestion; :meth:`Suggestion.blocked` then tells the poster what to skip. A gate
+that fails with an exception holds the suggestion: nothing is posted unchecked.
+"""
+from __future__ import annotations
+
+import logging
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from winellbot.models import Article, GateFinding, Severity, Suggestion
+
+log = logging.getLogger(__name__)
+
+SEVERITIES: tuple[Severity, ...] = ("info", "flag", "hold", "block")
+
+
+class Gate(ABC):
+    """One check on a suggestion. Subclasses set ``name`` and implement :meth:`check`."""
+
+    name: str = "gate"
+
+    @abstractmethod
+    def check(self, article: Article, suggestion: Suggestion) -> list[GateFinding]:
+        """What this gate finds about ``suggestion``; an empty list means it passes."""
+
+    def finding(self, severity: Severity, message: str) -> GateFinding:
+        return GateFinding(gate=self.name, severity=severity, message=message)
+
+
+class GateChain:
+    """Runs gates in order over suggestions and attaches their findings."""
+
+    def __init__(self, gates: Sequence[Gate]) -> None:
+        self.gates = tuple(gates)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(g.name for g in self.gates)
+
+    def check(self, article: Article, suggestions: Iterable[Suggestion]) -> tuple[Suggestion, ...]:
+        """The suggestions with every gate's findings appended to their own."""
+        return tuple(self.check_one(article, s) for s in suggestions)
+
+    def check_one(self, article: Article, suggestion: Suggestion) -> Suggestion:
+        findings: list[GateFinding] = []
+        for gate in self.gates:
+            try:
+                findings.extend(gate.check(article, suggestion))
+            except Exception as exc:  # one broken gate must not let a suggestion through unchecked
+                log.warning("gate %s failed on %s: %s", gate.name, suggestion.id, exc)
+                findings.append(GateFinding(gate.name, "hold", f"the {gate.name} check failed ({exc}); held"))
+        return replace(suggestion, findings=suggestion.findings + tuple(findings))
+
+
+def summary(suggestions: Iterable[Suggestion]) -> dict[str, dict[str, int]]:
+    """Per gate and severity, how many suggestions got at least one such finding.
+
+    A suggestion with two ``block`` findings from one gate counts once for that
+    gate, so ``hold`` + ``block`` per gate is the number of suggestions it stopped.
+    """
+    counts: dict[str, dict[str, int]] = {}
+    for s in suggestions:
+        for gate, severity in {(f.gate, f.severity) for f in s.findings}:
+            per_gate = counts.setdefault(gate, {sev: 0 for sev in SEVERITIES})
+            per_gate[severity] = per_gate.get(severity, 0) + 1
+    return counts
+
+
+def stopped(suggestions: Iterable[Suggestion]) -> dict[str, int]:
+    """Per gate, how many suggestions it held or blocked."""
+    return {gate: c.get("hold", 0) + c.get("block", 0) for gate, c in summary(suggestions).items()}
+
+
+def default_gates(
+    *,
+    state=None,
+    client=None,
+    domains_path: str | Path | None = None,
+    words_path: str | Path | None = None,
+    judge_model: str = "",
+) -> GateChain:
+    """The standard chain: sources, support, copying, style, duplicates (+ the judge with a client).
+
+    ``state`` (a :class:`winellbot.state.db.State`) lets the duplicate gate see
+    earlier suggestions; ``client`` (a :class:`winellbot.llm.client.ModelClient`)
+    adds the model judge of source support; ``domains_path`` and ``words_path``
+    name TOML files that add to or override the shipped domain and word lists.
+    """
+    from winellbot.gates.copying import CopyingGate
+    from winellbot.gates.duplicates import DuplicatesGate
+    from winellbot.gates.sources import SourcesGate
+    from winellbot.gates.style import StyleGate
+    from winellbot.gates.support import SupportGate
+
+    gates: list[Gate] = [
+        SourcesGate(extra_path=domains_path),
+        SupportGate(),
+        CopyingGate(),
+        StyleGate(extra_path=words_path),
+        DuplicatesGate(state=state),
+    ]
+    if client is not None:
+        from winellbot.gates.judge import SupportJudge
+
+        gates.insert(2, SupportJudge(client, model=judge_model))
+    return GateChain(gates)
