@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import random
 from pathlib import Path
 
 import pytest
@@ -136,6 +137,8 @@ def test_skipped_sections(full, name):
         ("__NOTOC__\n<!-- hidden\n\nnote -->\nReal text.", [((), ["Real text."])]),
         ("{{Infobox x\n| a = b\n}}'''Glued''' to the box.", [((), ["Glued to the box."])]),
         ("Ref spans<ref>{{cite web\n\n|url=http://a.example/x}}</ref> lines.", [((), ["Ref spans lines."])]),
+        ("Lead.\n{{Quote|\n== Not a heading ==\n}}\nText.", [((), ["Lead.", "Text."])]),
+        ("= Top =\nA.\n== Under ==\nB.", [((), []), (("Top",), ["A."]), (("Top", "Under"), ["B."])]),
     ],
 )
 def test_structure(wikitext, expected):
@@ -333,3 +336,29 @@ def test_sample_manifest_and_news():
         assert doc["publisher"].endswith("(fictional)")
         assert any(name in doc["text"] for name in ("Quillhaven", "Ashgrove", "Norvane", "Lanternfall", "Dunmere"))
     assert sum("[[Category:Spam]]" in d["text"] for d in docs) == 1  # the hostile page the demo must escape
+
+
+def test_mangled_markup_never_crashes_and_offsets_hold():
+    """Seeded random damage to a full article: parse or raise ArticleParseError, never anything else."""
+    rng = random.Random(7)
+    debris = ["{{", "}}", "<ref>", "</ref>", "[[", "]]", "\n\n", "\n== X ==\n", "{|", "|}", "<!--", "'''", "\n* ", "|"]
+    parsed = 0
+    for _ in range(300):
+        chars = list(FULL)
+        for _ in range(rng.randint(1, 8)):
+            k = rng.randrange(len(chars))
+            if rng.random() < 0.5:
+                del chars[k : k + rng.randint(1, 30)]
+            else:
+                chars.insert(k, rng.choice(debris))
+        text = "".join(chars)
+        try:
+            article = parse_article("Mangled", text)
+        except ArticleParseError:
+            continue
+        parsed += 1
+        for section in article.sections:
+            assert insert_paragraph(article, section, "Zq.").count("Zq.") == 1
+            for para in section.paragraphs:
+                assert replace_paragraph(article, para, para.wikitext) == text
+    assert parsed > 250

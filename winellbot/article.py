@@ -233,7 +233,9 @@ def _block_start(line: _Line) -> int:
 
 def _paragraph(wikitext: str, start: int, end: int, kind: str, named_refs: dict[str, tuple[str, ...]]) -> Paragraph:
     raw = wikitext[start:end].rstrip()
-    end = start + len(raw)
+    stripped = raw.lstrip()
+    start, end = start + len(raw) - len(stripped), start + len(raw)
+    raw = stripped
     code = mwparserfromhell.parse(raw, skip_style_tags=False) if raw else mwparserfromhell.parse("")
     return Paragraph(
         wikitext=raw,
@@ -392,7 +394,9 @@ def outline(article: Article, *, max_chars_per_section: int | None = None, numbe
             f"({i}) {p.text}" if numbered else p.text for i, p in enumerate(section.paragraphs, start=1)
         )
         if max_chars_per_section is not None and len(body) > max_chars_per_section:
-            body = body[: max(0, max_chars_per_section)].rstrip() + " …"
+            cut = body[: max(0, max_chars_per_section)]
+            cut = cut.rsplit(" ", 1)[0] if " " in cut else cut  # do not end on half a word
+            body = cut.rstrip() + " …"
         if body:
             parts.append(body)
     return "\n\n".join(parts)
