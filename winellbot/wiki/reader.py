@@ -1,0 +1,183 @@
+"""Reading the wiki: which articles to watch, their latest revisions and their text.
+
+Everything here reads in batches: one API request covers up to ``site.maxlimit`` titles (500 for an
+account with ``apihighlimits``, such as a bot; 50 otherwise), so checking 1,000 watched articles for new
+revisions costs a handful of requests. The reader never writes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from winellbot.errors import ConfigError
+
+if TYPE_CHECKING:
+    import pywikibot
+    from pywikibot.site import APISite
+
+MAIN, TALK, TEMPLATE = 0, 1, 10
+# A list item holding a wikilink: "* [[Title]]", "# [[Title|label]]", "** [[:Title]] -- comment".
+_LIST_LINK = re.compile(r"^[*#]+\s*\[\[\s*:?([^\[\]|#]+?)\s*(?:#[^\[\]|]*)?(?:\|[^\[\]]*)?\]\]")
+
+Revision = tuple[int, str]  # (revision id, ISO timestamp such as "2024-05-01T12:00:00Z")
+
+
+class WikiReader:
+    """Batched, read-only access to one wiki through a Pywikibot site.
+
+    ``optin_template`` is the default for :meth:`opted_in`. ``text_batch`` caps how many pages'
+    wikitext one request carries (their size, not the API's title limit, is what matters there);
+    metadata requests use the site's full title limit.
+    """
+
+    def __init__(self, site: APISite, *, optin_template: str | None = None, text_batch: int = 50) -> None:
+        self.site = site
+        self.optin_template = optin_template
+        self.text_batch = text_batch
+
+    # -- which articles ----------------------------------------------------------------------------
+
+    def watched_titles(self, optin_template: str, watchlist_page: str | None = None,
+                       extra: Iterable[pywikibot.Page] = ()) -> list[str]:
+        """Main-namespace titles to watch, deduplicated and sorted.
+
+        The union of articles whose article or talk page transcludes ``optin_template``, the titles
+        listed (``* [[Title]]``) on the operator's ``watchlist_page``, and ``extra`` pages (talk pages
+        stand for their articles; other namespaces are dropped).
+        """
+        titles = set(self._opted_in_articles(optin_template))
+        if watchlist_page:
+            titles.update(self._listed_titles(watchlist_page))
+        for page in extra:
+            title = self._article_title(page)
+            if title is not None:
+                titles.add(title)
+        return sorted(titles)
+
+    def opted_in(self, titles: Iterable[str], optin_template: str | None = None) -> set[str]:
+        """Those of ``titles`` (as given) whose article or talk page transcludes the opt-in template."""
+        template = optin_template or self.optin_template
+        if not template:
+            raise ConfigError("opted_in() needs an opt-in template (argument or constructor)")
+        opted = self._opted_in_articles(template)
+        return {title for title in titles if self._normalize(title) in opted}
+
+    def _opted_in_articles(self, template: str) -> set[str]:
+        import pywikibot
+
+        page = pywikibot.Page(self.site, template, ns=TEMPLATE)
+        found = set()
+        # Transclusions through redirects to the template count too: templatelinks records both.
+        for user in page.embeddedin(namespaces=[MAIN, TALK], content=False):
+            title = self._article_title(user)
+            if title is not None:
+                found.add(title)
+        return found
+
+    def _listed_titles(self, watchlist_page: str) -> set[str]:
+        import pywikibot
+
+        text = self.page_text(watchlist_page) or ""
+        titles = set()
+        for line in text.splitlines():
+            match = _LIST_LINK.match(line.strip())
+            if not match:
+                continue
+            try:
+                title = self._article_title(pywikibot.Page(self.site, match.group(1)))
+            except (pywikibot.exceptions.InvalidTitleError, ValueError):
+                continue  # a malformed line on a human-edited page is skipped, not fatal
+            if title is not None:
+                titles.add(title)
+        return titles
+
+    @staticmethod
+    def _article_title(page: pywikibot.Page) -> str | None:
+        namespace = page.namespace()
+        if namespace == TALK:
+            return page.toggleTalkPage().title()
+        return page.title() if namespace == MAIN else None
+
+    def _normalize(self, title: str) -> str:
+        import pywikibot
+
+        return pywikibot.Page(self.site, title).title()
+
+    # -- revisions and text ------------------------------------------------------------------------
+
+    def latest_revisions(self, titles: Iterable[str]) -> dict[str, Revision]:
+        """``{title: (revid, timestamp)}`` of each page's latest revision; missing pages are absent.
+
+        Keys are the titles as given. Redirects are reported as the redirect page itself.
+        """
+        result: dict[str, Revision] = {}
+        for given, page in self._query(titles, self.site.maxlimit, rvprop="ids|timestamp"):
+            revision = _latest(page)
+            if revision is not None:
+                for title in given:
+                    result[title] = (int(revision["revid"]), str(revision["timestamp"]))
+        return result
+
+    def read(self, titles: Iterable[str]) -> Iterator[tuple[str, str, int, str]]:
+        """``(title, wikitext, revid, timestamp)`` for each existing page, in the order given."""
+        wanted = list(dict.fromkeys(titles))
+        for start in range(0, len(wanted), self.text_batch):
+            chunk = wanted[start:start + self.text_batch]
+            found: dict[str, tuple[str, int, str]] = {}
+            for given, page in self._query(chunk, self.text_batch, rvprop="ids|timestamp|content",
+                                           rvslots="main"):
+                revision = _latest(page)
+                if revision is not None:
+                    text = revision["slots"]["main"].get("content", "")
+                    for title in given:
+                        found[title] = (text, int(revision["revid"]), str(revision["timestamp"]))
+            for title in chunk:
+                if title in found:
+                    yield (title, *found[title])
+
+    def page_text(self, title: str) -> str | None:
+        """Current wikitext of ``title``, or None when the page does not exist (always fresh)."""
+        for _, text, _, _ in self.read([title]):
+            return text
+        return None
+
+    def _query(self, titles: Iterable[str], batch: int,
+               **params: Any) -> Iterator[tuple[list[str], dict[str, Any]]]:
+        """Yield ``(given titles, page)`` for pages of prop=revisions queries over ``titles`` in batches.
+
+        Follows ``continue`` (large texts can overflow one response) and maps the API's normalized
+        titles back to the caller's spellings.
+        """
+        wanted = list(dict.fromkeys(titles))
+        for start in range(0, len(wanted), batch):
+            chunk = wanted[start:start + batch]
+            pages: dict[str, dict[str, Any]] = {}
+            aliases: dict[str, list[str]] = {title: [title] for title in chunk}
+            for reply in self._continued(action="query", prop="revisions", titles=chunk,
+                                         formatversion="2", **params):
+                query = reply.get("query", {})
+                for step in query.get("normalized", []):
+                    aliases.setdefault(step["to"], []).extend(aliases.pop(step["from"], [step["from"]]))
+                for page in query.get("pages", []):
+                    merged = pages.setdefault(page["title"], page)
+                    if merged is not page and page.get("revisions"):
+                        merged.setdefault("revisions", []).extend(page["revisions"])
+            for title, page in pages.items():
+                if not page.get("missing") and not page.get("invalid"):
+                    yield aliases.get(title, [title]), page
+
+    def _continued(self, **params: Any) -> Iterator[dict[str, Any]]:
+        carry: dict[str, Any] = {}
+        while True:
+            reply = self.site.simple_request(**params, **carry).submit()
+            yield reply
+            if "continue" not in reply:
+                return
+            carry = reply["continue"]
+
+
+def _latest(page: dict[str, Any]) -> dict[str, Any] | None:
+    revisions: Sequence[dict[str, Any]] = page.get("revisions") or ()
+    return max(revisions, key=lambda rev: rev["revid"]) if revisions else None
