@@ -7,6 +7,7 @@ imported only when the settings ask for them.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 from dataclasses import dataclass
 from importlib import resources
@@ -42,7 +43,11 @@ def build_search(settings: Settings) -> SearchBackend:
         from winellbot.search.corpus import LocalCorpus
 
         corpus = LocalCorpus()
-        corpus.load_dir(s.corpus_dir or sample_dir() / "news")
+        if s.corpus_dir:
+            corpus.load_dir(s.corpus_dir)
+        else:
+            lines = (sample_dir() / "news.jsonl").read_text(encoding="utf-8").splitlines()
+            corpus.add(json.loads(line) for line in lines if line.strip())
         return corpus
     from winellbot.search import get_search_backend
 
