@@ -50,13 +50,14 @@ class WebFetcher(Fetcher):
     """Fetches web pages safely and turns them into documents.
 
     ``state`` (a :class:`winellbot.state.db.State`) is optional; with it, pages
-    are cached by canonical URL and failures recorded. ``resolver`` replaces the
+    are cached by canonical URL and failures recorded. ``allow_private`` and
+    ``allowed_networks`` are as in :class:`UrlGuard`; ``resolver`` replaces the
     system resolver (tests). A ``session`` passed in gets the connection guard
     mounted on it unless ``allow_private``.
     """
 
     def __init__(self, *, state=None, timeout: float = 10, max_bytes: int = 3_000_000, max_redirects: int = 5,
-                 allow_private: bool = False,
+                 allow_private: bool = False, allowed_networks: tuple[str, ...] = (),
                  allowed_content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml", "text/plain"),
                  user_agent: str = DEFAULT_USER_AGENT, session: requests.Session | None = None,
                  resolver: Resolver | None = None, min_text_chars: int = 1) -> None:
@@ -67,7 +68,8 @@ class WebFetcher(Fetcher):
         self.allowed_content_types = tuple(t.lower() for t in allowed_content_types)
         self.user_agent = user_agent
         self.min_text_chars = min_text_chars
-        self.guard = UrlGuard(allow_private=allow_private, resolver=resolver)
+        self.guard = UrlGuard(allow_private=allow_private, allowed_networks=allowed_networks,
+                              resolver=resolver)
         if session is None:
             session = requests.Session()
             session.trust_env = False  # an environment proxy would bypass the connection guard

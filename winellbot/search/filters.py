@@ -35,6 +35,9 @@ WIKIPEDIA_AND_MIRRORS: frozenset[str] = frozenset({
 })
 
 
+_HOST = re.compile(r"^[a-z0-9._:-]+$")
+
+
 @lru_cache(maxsize=1)
 def _extractor():
     import tldextract
@@ -54,7 +57,7 @@ def registered_domain(url: str) -> str:
     except ValueError:
         return ""
     host = host.rstrip(".").lower()
-    if not host:
+    if not _HOST.match(host):
         return ""
     parts = _extractor()(host)
     return parts.top_domain_under_public_suffix or host

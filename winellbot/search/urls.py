@@ -106,13 +106,17 @@ def resolve_host(host: str, port: int) -> list[str]:
 class UrlGuard:
     """Decides whether a URL may be requested; raises :class:`UnsafeURLError` if not.
 
-    ``allow_private`` lets private and loopback addresses through (tests, or an
-    intranet deployment); the scheme and user-info checks always apply.
-    ``resolver`` maps (host, port) to addresses; tests inject one.
+    ``allow_private`` lets every private and loopback address through (tests,
+    or an intranet deployment); ``allowed_networks`` (CIDR strings) lets only
+    those through, for example ``("127.0.0.1/32",)`` for a local test server.
+    The scheme and user-info checks always apply. ``resolver`` maps (host,
+    port) to addresses; tests inject one.
     """
 
-    def __init__(self, *, allow_private: bool = False, resolver: Resolver | None = None) -> None:
+    def __init__(self, *, allow_private: bool = False, allowed_networks: tuple[str, ...] = (),
+                 resolver: Resolver | None = None) -> None:
         self.allow_private = allow_private
+        self.allowed_networks = tuple(ipaddress.ip_network(n, strict=False) for n in allowed_networks)
         self.resolver = resolver or resolve_host
 
     def check(self, url: str) -> None:
@@ -139,9 +143,17 @@ class UrlGuard:
             self.check_address(address, host)
 
     def check_address(self, address: str, host: str = "") -> None:
-        """Raise unless ``address`` is public (or private addresses are allowed)."""
-        if not self.allow_private and not is_public_address(address):
-            raise UnsafeURLError(f"refusing {host or address}: non-public address {address}")
+        """Raise unless ``address`` is public, in an allowed network, or private addresses are allowed."""
+        if self.allow_private or is_public_address(address) or self._in_allowed(address):
+            return
+        raise UnsafeURLError(f"refusing {host or address}: non-public address {address}")
+
+    def _in_allowed(self, address: str) -> bool:
+        try:
+            ip = ipaddress.ip_address(address.split("%", 1)[0])
+        except ValueError:
+            return False
+        return any(ip.version == net.version and ip in net for net in self.allowed_networks)
 
 
 def guarded_adapter(guard: UrlGuard):
