@@ -162,3 +162,27 @@ def test_searxng_without_json_format_enabled_is_a_search_error(server):
     server.routes["/search"] = Reply(403, "Forbidden", content_type="text/html")
     with pytest.raises(SearchError, match="HTTP 403"):
         SearxngSearch(base_url=server.url).search("q")
+
+
+# -- the factory -------------------------------------------------------------------
+def test_factory_builds_each_backend_wrapped_in_the_source_filter(server):
+    from winellbot.search import get_search_backend
+    from winellbot.search.filters import FilteredSearch
+
+    server.routes["/doc"] = json_reply({"articles": [
+        {"url": "https://en.wikipedia.org/wiki/Bridge", "title": "Bridge - Wikipedia", "seendate": "20260102T000000Z"},
+        {"url": "https://news.example.com/old", "title": "old", "seendate": "20250102T000000Z"},
+        {"url": "https://news.example.com/new", "title": "new", "seendate": "20260102T000000Z"},
+    ]})
+    gdelt = get_search_backend("gdelt", base_url=server.url + "/doc", api_key="ignored")
+    assert isinstance(gdelt, FilteredSearch) and gdelt.name == "gdelt"
+    assert [r.title for r in gdelt.search("bridge", since="2026-01-01")] == ["new"]
+
+    assert get_search_backend("brave", api_key="k", filter_sources=False).name == "brave"
+    assert get_search_backend("searxng", base_url="http://127.0.0.1:1", api_key="x").name == "searxng"
+    with pytest.raises(ConfigError, match="unknown search backend"):
+        get_search_backend("altavista")
+    with pytest.raises(ConfigError, match="API key"):
+        get_search_backend("brave")  # no key
+    with pytest.raises(ConfigError, match="bad settings"):
+        get_search_backend("gdelt", colour="blue")

@@ -1,0 +1,53 @@
+"""Search backends (local corpus, GDELT, Brave, SearXNG), the source filter and the web fetcher.
+
+:func:`get_search_backend` builds one backend by name; web backends come
+wrapped in :class:`winellbot.search.filters.FilteredSearch`, so Wikipedia, its
+mirrors and sources older than ``since`` never reach the navigator.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from winellbot.errors import ConfigError
+from winellbot.pipeline.interface import SearchBackend
+
+BACKENDS = ("corpus", "gdelt", "brave", "searxng")
+_KEYLESS = ("corpus", "gdelt", "searxng")
+
+
+def get_search_backend(kind: str, *, filter_sources: bool = True, **settings: Any) -> SearchBackend:
+    """The search backend called ``kind``, built from keyword settings.
+
+    ``settings`` are the backend's constructor arguments (``base_url``,
+    ``api_key``, ``timeout`` ...); an ``api_key`` given to a backend that needs
+    none is ignored. ``filter_sources`` wraps the backend in a
+    :class:`FilteredSearch` with the default :class:`SourceFilter`.
+    """
+    if kind in _KEYLESS:
+        settings.pop("api_key", None)
+    try:
+        if kind == "corpus":
+            from winellbot.search.corpus import LocalCorpus
+
+            backend: SearchBackend = LocalCorpus(**settings)
+        elif kind == "gdelt":
+            from winellbot.search.gdelt import GdeltSearch
+
+            backend = GdeltSearch(**settings)
+        elif kind == "brave":
+            from winellbot.search.brave import BraveNewsSearch
+
+            backend = BraveNewsSearch(**settings)
+        elif kind == "searxng":
+            from winellbot.search.searxng import SearxngSearch
+
+            backend = SearxngSearch(**settings)
+        else:
+            raise ConfigError(f"unknown search backend {kind!r} (one of {', '.join(BACKENDS)})")
+    except TypeError as exc:
+        raise ConfigError(f"bad settings for the {kind} search backend: {exc}") from exc
+    if not filter_sources:
+        return backend
+    from winellbot.search.filters import FilteredSearch, SourceFilter
+
+    return FilteredSearch(backend, SourceFilter())

@@ -33,7 +33,7 @@ class BraveNewsSearch(SearchBackend):
 
     name = "brave"
 
-    def __init__(self, *, api_key: str, base_url: str = "https://api.search.brave.com/res/v1/news/search",
+    def __init__(self, *, api_key: str = "", base_url: str = "https://api.search.brave.com/res/v1/news/search",
                  country: str | None = None, search_lang: str | None = "en", safesearch: str | None = None,
                  timeout: float = 15, session: requests.Session | None = None,
                  user_agent: str = DEFAULT_USER_AGENT, today: Callable[[], dt.date] = _today) -> None:
