@@ -1,0 +1,164 @@
+"""Style and neutrality: Wikipedia's "words to watch" and opinion stated as fact.
+
+The word classes, their terms and what each costs live in
+``winellbot/data/words_to_watch.toml`` (the severity table is documented
+there); an operator's TOML file can add terms or change a class. Matching is on
+word boundaries and ignores case unless a class says otherwise. A match inside
+quotation marks is someone else's words and is skipped for classes marked
+``quoted_exempt``; a sentence that attributes its content ("said", "according
+to") costs a class its ``attributed_severity`` instead.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from winellbot.errors import ConfigError
+from winellbot.gates.base import SEVERITIES, Gate
+from winellbot.gates.textnorm import STOP_WORDS, quoted_spans, strip_markup
+from winellbot.models import Article, GateFinding, Severity, Suggestion
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+_ATTRIBUTION = re.compile(
+    r"\b(?:said|says|told|tells|according\s+to|stated|states|wrote|writes|argued|argues|described|describes|"
+    r"called|calls|believes|believed|announced|added|explained|testified|reported|recalled|insisted|claimed)\b",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"\u201c])")
+
+
+@dataclass(frozen=True)
+class WordClass:
+    """One kind of word to watch, with what a match costs."""
+
+    name: str
+    description: str
+    severity: Severity
+    attributed_severity: Severity
+    quoted_exempt: bool
+    pattern: re.Pattern
+
+
+def term_pattern(term: str) -> str:
+    """A regex for one listed term: ``re:`` is raw; otherwise spaces, hyphens and
+    apostrophes match their usual variants and the term must stand as whole words."""
+    if term.startswith("re:"):
+        return term[3:]
+    parts = []
+    for ch in term:
+        if ch == " ":
+            parts.append(r"\s+")
+        elif ch == "-":
+            parts.append(r"[-\s]?")
+        elif ch in "'\u2019":
+            parts.append("['\u2019]")
+        else:
+            parts.append(re.escape(ch))
+    return r"(?<![\w-])" + "".join(parts) + r"(?![\w-])"
+
+
+def _severity(value: str, where: str) -> Severity:
+    if value not in SEVERITIES:
+        raise ConfigError(f"words to watch: unknown severity {value!r} in {where}")
+    return value  # type: ignore[return-value]
+
+
+def _compile(name: str, spec: dict) -> WordClass:
+    terms = sorted(spec.get("terms", []), key=len, reverse=True)
+    if not terms:
+        raise ConfigError(f"words to watch: class {name!r} has no terms")
+    flags = 0 if spec.get("case_sensitive") else re.IGNORECASE
+    try:
+        pattern = re.compile("|".join(f"(?:{term_pattern(t)})" for t in terms), flags)
+    except re.error as exc:
+        raise ConfigError(f"words to watch: bad term in class {name!r}: {exc}") from exc
+    severity = _severity(spec.get("severity", "flag"), name)
+    return WordClass(
+        name=name,
+        description=spec.get("description", name.replace("_", " ")),
+        severity=severity,
+        attributed_severity=_severity(spec.get("attributed_severity", severity), name),
+        quoted_exempt=bool(spec.get("quoted_exempt", True)),
+        pattern=pattern,
+    )
+
+
+def _read_toml(path: str | Path | None) -> dict:
+    if path is None:
+        text = resources.files("winellbot").joinpath("data/words_to_watch.toml").read_text("utf-8")
+    else:
+        try:
+            text = Path(path).read_text("utf-8")
+        except OSError as exc:
+            raise ConfigError(f"cannot read words to watch file {path}: {exc}") from exc
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"words to watch file {path or 'shipped'} is not valid TOML: {exc}") from exc
+
+
+@lru_cache(maxsize=8)
+def load_word_classes(extra_path: str | None = None) -> tuple[WordClass, ...]:
+    """The shipped classes, merged with an operator's file (terms added, settings overridden)."""
+    specs = {name: dict(spec) for name, spec in _read_toml(None).items()}
+    if extra_path:
+        for name, spec in _read_toml(extra_path).items():
+            merged = specs.setdefault(name, {})
+            terms = merged.get("terms", []) if not spec.get("replace_terms") else []
+            merged.update(spec)
+            merged["terms"] = list(dict.fromkeys(terms + list(spec.get("terms", []))))
+    return tuple(_compile(name, spec) for name, spec in specs.items() if spec.get("enabled", True))
+
+
+def _after_name(sentence: str, start: int) -> bool:
+    before = sentence[:start].split()
+    return bool(before) and before[-1][:1].isupper() and before[-1].lower() not in STOP_WORDS
+
+
+def sentences(text: str) -> list[str]:
+    return [s for s in _SENTENCE_END.split(text) if s.strip()]
+
+
+class StyleGate(Gate):
+    """Finds words to watch in the added text; one finding per class, naming the words."""
+
+    name = "style"
+
+    def __init__(self, *, extra_path: str | Path | None = None, classes: tuple[WordClass, ...] | None = None) -> None:
+        self.classes = classes if classes is not None else load_word_classes(str(extra_path) if extra_path else None)
+
+    def check(self, article: Article, suggestion: Suggestion) -> list[GateFinding]:
+        text = strip_markup(suggestion.edit.added_text)
+        hits: dict[str, tuple[WordClass, Severity, list[str]]] = {}
+        for sentence in sentences(text):
+            for cls, severity, term in self.matches(sentence):
+                _, worst, terms = hits.get(cls.name, (cls, severity, []))
+                if SEVERITIES.index(severity) > SEVERITIES.index(worst):
+                    worst = severity
+                if term not in terms:
+                    terms.append(term)
+                hits[cls.name] = (cls, worst, terms)
+        return [self.finding(sev, f"{cls.name.replace('_', ' ')}: " + ", ".join(f'"{t}"' for t in terms)
+                             + f" ({cls.description})")
+                for cls, sev, terms in hits.values()]
+
+    def matches(self, sentence: str) -> list[tuple[WordClass, Severity, str]]:
+        """(class, severity, matched words) for each word to watch in one sentence."""
+        spans = quoted_spans(sentence)
+        attributed = bool(_ATTRIBUTION.search(sentence))
+        out = []
+        for cls in self.classes:
+            for m in cls.pattern.finditer(sentence):
+                if cls.quoted_exempt and any(a <= m.start() < b for a, b in spans):
+                    continue
+                if m.group(0) == "I" and _after_name(sentence, m.start()):
+                    continue  # a regnal or ordinal numeral: Henry I, World War I
+                out.append((cls, cls.attributed_severity if attributed else cls.severity, m.group(0).lower()))
+        return out
