@@ -106,12 +106,13 @@ def test_loopback_refused_unless_allowed(server):
     assert "harbour bridge" in WebFetcher(allow_private=True).fetch(result(server.url + "/a")).text
 
 
-def test_connection_guard_catches_a_name_that_changes_address(server):
+@pytest.mark.parametrize("scheme", ["http", "https"])
+def test_connection_guard_catches_a_name_that_changes_address(server, scheme):
     """DNS rebinding: the check sees a public address, the connection lands on loopback."""
     server.routes["/a"] = Reply(body=NEWS_PAGE)
     fetcher = WebFetcher(resolver=lambda host, port: ["93.184.216.34"])
     with pytest.raises(UnsafeURLError, match="127.0.0.1"):
-        fetcher.fetch(result(server.url + "/a"))
+        fetcher.fetch(result(f"{scheme}://127.0.0.1:{server.port}/a"))
     assert server.requests == []
 
 
@@ -159,12 +160,13 @@ def test_wrong_content_type_refused(server, content_type):
         WebFetcher(allow_private=True).fetch(result(server.url + "/file"))
 
 
-def test_plain_text_page(server):
-    server.routes["/notice.txt"] = Reply(body="The harbour bridge opened on Friday.".encode(),
-                                         content_type="text/plain; charset=utf-8")
+@pytest.mark.parametrize("content_type", ["text/plain; charset=utf-8", "text/plain"])
+def test_plain_text_page(server, content_type):
+    server.routes["/notice.txt"] = Reply(body="The harbour bridge in Malmö opened on Friday.".encode(),
+                                         content_type=content_type)
     doc = WebFetcher(allow_private=True).fetch(result(server.url + "/notice.txt", title="Notice",
                                                       published="2026-01-02"))
-    assert doc.text == "The harbour bridge opened on Friday."
+    assert doc.text == "The harbour bridge in Malmö opened on Friday."
     assert doc.title == "Notice" and doc.published == "2026-01-02"
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import time
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin
@@ -60,9 +61,13 @@ class WebFetcher(Fetcher):
                  allow_private: bool = False, allowed_networks: tuple[str, ...] = (),
                  allowed_content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml", "text/plain"),
                  user_agent: str = DEFAULT_USER_AGENT, session: requests.Session | None = None,
-                 resolver: Resolver | None = None, min_text_chars: int = 1) -> None:
+                 resolver: Resolver | None = None, min_text_chars: int = 1,
+                 total_timeout: float | None = None) -> None:
         self.state = state
         self.timeout = timeout
+        # requests' timeout bounds each socket wait, not the whole body; a page
+        # that trickles one byte at a time would otherwise hold the run.
+        self.total_timeout = total_timeout if total_timeout is not None else 3 * timeout
         self.max_bytes = max_bytes
         self.max_redirects = max_redirects
         self.allowed_content_types = tuple(t.lower() for t in allowed_content_types)
@@ -138,15 +143,19 @@ class WebFetcher(Fetcher):
         if declared.isdigit() and int(declared) > self.max_bytes:
             raise FetchError(f"body of {declared} bytes exceeds the cap of {self.max_bytes}")
         body = bytearray()
+        deadline = time.monotonic() + self.total_timeout
         try:
             # iter_content decompresses, so the cap also bounds a compressed bomb.
             for chunk in resp.iter_content(_CHUNK):
                 body += chunk
                 if len(body) > self.max_bytes:
                     raise FetchError(f"body exceeds the cap of {self.max_bytes} bytes")
+                if time.monotonic() > deadline:
+                    raise FetchError(f"body not read within {self.total_timeout:g} s")
         except requests.RequestException as exc:
             raise FetchError(f"reading the body failed: {exc}") from exc
-        return RawPage(url=url, content_type=content_type, body=bytes(body), encoding=resp.encoding)
+        return RawPage(url=url, content_type=content_type, body=bytes(body),
+                       encoding=_charset(resp.headers.get("Content-Type", "")))
 
     # -- extraction -------------------------------------------------------------
     def extract(self, raw: RawPage, result: SearchResult, key: str | None = None) -> Document:
@@ -191,6 +200,20 @@ class WebFetcher(Fetcher):
         if self.state is None:
             return
         self.state.record_source(key, original_url=original_url, status="error", error=str(exc)[:2000])
+
+
+def _charset(content_type: str) -> str | None:
+    """The declared charset; None when absent (requests would guess ISO-8859-1 for text/*)."""
+    for part in content_type.split(";")[1:]:
+        name, _, value = part.partition("=")
+        if name.strip().lower() == "charset" and value.strip():
+            charset = value.strip().strip('"')
+            try:
+                "".encode(charset)
+            except LookupError:
+                return None
+            return charset
+    return None
 
 
 def _trafilatura_fields(body: bytes, url: str) -> dict[str, Any]:
