@@ -58,8 +58,8 @@ class WinellBot:
         run_id = self.state.start_run(self.settings.pipeline.backend)
         report = CycleReport(run_id)
         try:
-            if not self.dry_run:
-                self.writer.check_shutoff()
+            if not self.dry_run and not self.writer.shutoff_allows():
+                raise ShutoffError(f"the shutoff page {self.settings.wiki.shutoff} does not say 'run'")
             if titles is None:
                 titles = self.reader.watched_titles(self.settings.wiki.optin_template,
                                                     self.settings.wiki.watchlist_page or None, [])
@@ -97,6 +97,8 @@ class WinellBot:
         report.pages.append(title)
         try:
             article = parse_article(title, wikitext, revid=revid, timestamp=timestamp)
+            if not self.dry_run:
+                self.sync_reviews(title, opted_in)
             result = self.treat(report.run_id, article)
             report.results[title] = result
             report.counter["suggestions"] += len(result.suggestions)
@@ -138,22 +140,49 @@ class WinellBot:
         return result
 
     def post(self, title: str, opted_in: bool) -> str | None:
-        """Post this page's pending suggestions; returns the title of the page written, if any."""
-        pending = [row for row in self.state.suggestions(page=title, status="proposed")]
+        """Post this page's pending suggestions; returns the title of the page written, if any.
+
+        Pending suggestions come from state, not from this run, so those found by a run that
+        crashed before posting are posted now; ids already on the target are skipped by the writer.
+        """
+        from winellbot.wiki import render
+
+        pending = [s for s in self.state.pending(title) if not s.blocked]
         if not pending:
             return None
-        ids = [row["id"] for row in pending]
+        ids = [s.id for s in pending]
+        user = self.settings.wiki.username
         if opted_in:
-            outcome = self.writer.post_talk(title, pending)
+            section = render.default_section_title(dt.date.today().isoformat())
+            outcome = self.writer.post_talk_section(title, section, render.render_section(pending, bot_user=user), ids)
         else:
-            outcome = self.writer.post_queue(title, pending)
+            body = "".join(render.render_queue_entry(s, bot_user=user) for s in pending)
+            outcome = self.writer.post_queue(self.queue_page(title), body, ids)
         _pause_for_crash_tests()
-        if outcome.posted_ids or outcome.already_present_ids:
-            self.state.record_post(list(outcome.posted_ids) + list(outcome.already_present_ids),
-                                   outcome.target, outcome.revid, outcome.section_title)
-        log.info("%s: %d posted to %s (%d already there, of %d)", title, len(outcome.posted_ids),
-                 outcome.target, len(outcome.already_present_ids), len(ids))
+        done = list(outcome.posted_ids) + list(outcome.skipped_ids)
+        if done:
+            self.state.record_post(done, outcome.target, outcome.revid, outcome.section_title)
+        log.info("%s: %s, %d posted to %s, %d already there", title, outcome.mode, len(outcome.posted_ids),
+                 outcome.target, len(outcome.skipped_ids))
         return outcome.target if outcome.posted_ids else None
+
+    def queue_page(self, title: str) -> str:
+        queue = self.settings.wiki.queue
+        return f"{queue}/{title}" if self.settings.wiki.queue_mode == "per-article" else queue
+
+    def sync_reviews(self, title: str, opted_in: bool) -> int:
+        """Copy reviewers' verdicts (the status parameter) from the wiki into state."""
+        from winellbot.wiki.render import parse_statuses
+
+        target = f"Talk:{title}" if opted_in else self.queue_page(title)
+        text = self.reader.page_text(target) or ""
+        changed = 0
+        for sid, status in parse_statuses(text).items():
+            row = self.state.suggestion(sid)
+            if row and status in ("accepted", "rejected", "withdrawn") and row["status"] != status:
+                self.state.set_status(sid, status, "set by a reviewer on the wiki")
+                changed += 1
+        return changed
 
 
 def _pause_for_crash_tests() -> None:

@@ -21,7 +21,7 @@ from winellbot.errors import ConfigError
 class WikiSettings:
     # Empty api_url: use the operator's Pywikibot user-config.py (production on Wikipedia).
     api_url: str = ""
-    family_name: str = "winellbot-wiki"
+    family_name: str = ""  # Pywikibot family name for api_url; empty: derived from the URL
     username: str = "WinellBot"
     bot_password_app: str = "winellbot"
     optin_template: str = "Winellbot"

@@ -135,9 +135,12 @@ def build_wiki(settings: Settings, state_dir: Path) -> Wiki:
 
     w = settings.wiki
     if w.api_url:
-        wiki_site.prepare_pywikibot(state_dir / "pywikibot")
+        import sys
+
+        if "pywikibot" not in sys.modules:  # else its config folder is fixed already (tests, embedding)
+            wiki_site.prepare_pywikibot(state_dir / "pywikibot")
         site = wiki_site.connect(w.api_url, w.username, settings.bot_password, app=w.bot_password_app,
-                                 family_name=w.family_name, throttle=w.put_throttle, maxlag=w.maxlag,
+                                 family_name=w.family_name or None, throttle=w.put_throttle, maxlag=w.maxlag,
                                  simulate=w.simulate)
     else:
         site = wiki_site.operator_site()

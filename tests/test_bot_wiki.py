@@ -1,0 +1,193 @@
+"""The whole bot against a real local MediaWiki: one cycle, safety switches, and crash safety.
+
+News documents are written here for the test (fictional); the pipeline is the offline one.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from winellbot import commands, factory
+from winellbot.config import Settings, dump_settings
+from winellbot.state.db import State
+
+ARTICLE = """'''{name}''' is a fictional harbour town in the test county of Westmark.
+
+== History ==
+{name} was founded in 1802 as a fishing village. The harbour wall was built in 1850.
+
+== Government ==
+The town council has eleven members. The mayor is elected every four years.
+"""
+
+NEWS = [
+    {"id": "n1", "url": "https://news.example.org/{slug}-mayor", "title": "{name} elects a new mayor",
+     "published": "2026-03-02", "publisher": "Westmark Gazette",
+     "text": "{name} elected Maria Olsen as its new mayor on 1 March 2026. The town council confirmed that "
+             "Olsen won 62 percent of the vote in the mayoral election. Olsen previously led the harbour board."},
+    {"id": "n2", "url": "https://news.example.org/{slug}-harbour", "title": "{name} harbour wall repaired",
+     "published": "2026-04-10", "publisher": "Coast Weekly",
+     "text": "The harbour wall of {name}, built in 1850, was repaired at a cost of 4.2 million euros in 2026. "
+             "Engineers finished the repairs of the harbour wall in April 2026 after two years of work."},
+]
+
+
+def write_news(folder: Path, name: str) -> None:
+    slug = name.lower().replace(" ", "-")
+    docs = [{k: (v.format(name=name, slug=slug) if isinstance(v, str) else v) for k, v in d.items()}
+            for d in NEWS]
+    for d in docs:
+        d["id"] = f"{slug}-{d['id']}"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "news.jsonl").write_text("\n".join(json.dumps(d) for d in docs), encoding="utf-8")
+
+
+def settings_for(local_wiki, tmp_path: Path, watchlist: str, shutoff: str) -> Settings:
+    creds = local_wiki.credentials
+    s = Settings()
+    s.wiki.api_url = local_wiki.api_url
+    s.wiki.username = creds.bot_user
+    s.wiki.bot_password_app = creds.bot_app
+    s.wiki.watchlist_page = watchlist
+    s.wiki.shutoff_page = shutoff
+    s.wiki.put_throttle = 0.0
+    s.search.corpus_dir = str(tmp_path / "news")
+    s.search.window_days = 36500
+    s.state.path = str(tmp_path / "state.sqlite")
+    return s
+
+
+@pytest.fixture
+def scene(local_wiki, make_page, tmp_path, monkeypatch):
+    """Two fresh articles: one opted in on its talk page, one only on the watchlist."""
+    monkeypatch.setenv("WINELLBOT_BOT_PASSWORD", local_wiki.credentials.bot_password)
+    bot = local_wiki.credentials.bot_user
+    opted = make_page.title("Optedtown")
+    listed = make_page.title("Listedtown")
+    local_wiki.edit(opted, ARTICLE.format(name=opted))
+    local_wiki.edit(f"Talk:{opted}", "{{Winellbot}}\nEarlier talk.")
+    local_wiki.edit(listed, ARTICLE.format(name=listed))
+    watchlist = f"User:{bot}/Watchlist-{make_page.title('w').replace(' ', '')}"
+    local_wiki.edit(watchlist, f"* [[{listed}]]\n")
+    shutoff = f"User:{bot}/Shutoff-{make_page.title('s').replace(' ', '')}"
+    local_wiki.edit(shutoff, "run")
+    write_news(tmp_path / "news", opted)
+    with (tmp_path / "news" / "news.jsonl").open("a", encoding="utf-8") as fh:
+        write_news(tmp_path / "news2", listed)
+        fh.write("\n" + (tmp_path / "news2" / "news.jsonl").read_text(encoding="utf-8"))
+    settings = settings_for(local_wiki, tmp_path, watchlist, shutoff)
+    return {"opted": opted, "listed": listed, "settings": settings, "wiki": local_wiki, "bot": bot}
+
+
+def run_cycle(settings: Settings, titles, dry_run: bool = False):
+    state = State(settings.state.path)
+    bot = commands.build_bot(settings, state, dry_run=dry_run,
+                             wiki=factory.build_wiki(settings, Path(settings.state.path).parent))
+    return bot.run(titles, force=True), state, bot
+
+
+def test_one_cycle_posts_to_talk_and_queue_and_never_edits_articles(scene, site):
+    import pywikibot
+
+    s = scene["settings"]
+    report, state, bot = run_cycle(s, [scene["opted"], scene["listed"]])
+    assert report.counter["errors"] == 0, state.db["errors"].rows
+    talk = pywikibot.Page(site, f"Talk:{scene['opted']}")
+    queue = pywikibot.Page(site, f"{s.wiki.queue}/{scene['listed']}")
+    assert "Maria Olsen" in talk.text and "Earlier talk." in talk.text
+    assert "Maria Olsen" in queue.text
+    assert "<ref>" not in talk.text.split("Earlier talk.")[0]
+    for title in (scene["opted"], scene["listed"]):
+        users = {r.user for r in pywikibot.Page(site, title).revisions()}
+        assert scene["bot"] not in users, f"the bot edited the article {title}"
+    posted = state.suggestions(status="posted")
+    assert posted and all(row["id"] in (talk.text + queue.text) for row in posted)
+    # a second cycle finds the same facts and posts nothing twice
+    report2, state2, _ = run_cycle(s, [scene["opted"], scene["listed"]])
+    talk2 = pywikibot.Page(site, f"Talk:{scene['opted']}")
+    for row in posted:
+        assert talk2.text.count(f"winellbot-suggestion:{row['id']}") <= 1
+    assert talk2.latest_revision_id == talk.latest_revision_id
+
+
+def test_shutoff_page_stops_the_bot_before_any_write(scene, site):
+    import pywikibot
+
+    scene["wiki"].edit(scene["settings"].wiki.shutoff, "stop: under review")
+    report, state, _ = run_cycle(scene["settings"], [scene["opted"]])
+    assert report.stopped.startswith("shutoff")
+    assert not pywikibot.Page(site, f"Talk:{scene['opted']}").text.count("winellbot-suggestion")
+
+
+def test_nobots_on_the_talk_page_is_a_recorded_skip(scene, site):
+    import pywikibot
+
+    scene["wiki"].edit(f"Talk:{scene['opted']}", "{{Winellbot}}\n{{nobots}}\n")
+    report, state, _ = run_cycle(scene["settings"], [scene["opted"]])
+    assert report.counter["refused"] == 1
+    assert "winellbot-suggestion" not in pywikibot.Page(site, f"Talk:{scene['opted']}").text
+    assert state.suggestions(page=scene["opted"], status="proposed"), "the suggestions are kept for later"
+    assert any("nobots" in e["message"] or "bots" in e["message"] for e in state.db["errors"].rows)
+
+
+def test_dry_run_writes_nothing_but_records_the_suggestions(scene, site):
+    import pywikibot
+
+    report, state, _ = run_cycle(scene["settings"], [scene["opted"]], dry_run=True)
+    assert report.counter["suggestions"] >= 1
+    assert "winellbot-suggestion" not in pywikibot.Page(site, f"Talk:{scene['opted']}").text
+
+
+def test_reviewer_verdicts_flow_back_into_state(scene, site):
+    import pywikibot
+
+    s = scene["settings"]
+    _, state, _ = run_cycle(s, [scene["opted"]])
+    talk = pywikibot.Page(site, f"Talk:{scene['opted']}")
+    [first, *_] = state.suggestions(page=scene["opted"], status="posted")
+    scene["wiki"].edit(talk.title(), talk.text.replace(f"id={first['id']}|status=pending",
+                                                        f"id={first['id']}|status=rejected"))
+    _, state, _ = run_cycle(s, [scene["opted"]])
+    assert state.suggestion(first["id"])["status"] == "rejected"
+
+
+def test_sigkill_while_posting_never_posts_twice_and_loses_nothing(scene, site, tmp_path):
+    """Kill the bot right after its first wiki write (before state records it), then run it again."""
+    import pywikibot
+
+    s = scene["settings"]
+    config = tmp_path / "winellbot.toml"
+    config.write_text(dump_settings(s), encoding="utf-8")
+    env = dict(os.environ, WINELLBOT_PAUSE_AFTER_WRITE="60", PYTHONUNBUFFERED="1")
+    cmd = [sys.executable, "-m", "winellbot.cli", "once", "--force", "--config", str(config),
+           f"-page:{scene['opted']}", f"-page:{scene['listed']}"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    talk = pywikibot.Page(site, f"Talk:{scene['opted']}")
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None:
+        talk = pywikibot.Page(site, talk.title())
+        if "winellbot-suggestion" in talk.text:
+            break
+        time.sleep(0.3)
+    assert proc.poll() is None, proc.stdout.read().decode()
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    state = State(s.state.path)
+    found = {row["id"] for row in state.suggestions()}
+    assert found and not state.suggestions(status="posted"), "killed before state recorded the post"
+
+    env.pop("WINELLBOT_PAUSE_AFTER_WRITE")
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    state = State(s.state.path)
+    texts = pywikibot.Page(site, talk.title()).text + pywikibot.Page(site, f"{s.wiki.queue}/{scene['listed']}").text
+    for sid in found:
+        assert texts.count(f"winellbot-suggestion:{sid}") == 1, sid
+    assert {row["id"] for row in state.suggestions(status="posted")} == found
