@@ -186,3 +186,27 @@ def test_factory_builds_each_backend_wrapped_in_the_source_filter(server):
         get_search_backend("brave")  # no key
     with pytest.raises(ConfigError, match="bad settings"):
         get_search_backend("gdelt", colour="blue")
+
+
+def test_gdelt_result_fetched_into_a_document(server):
+    """Search and fetch together: a GDELT hit on the local server becomes a cached document."""
+    from winellbot.search.fetch import WebFetcher
+    from winellbot.state.db import State
+
+    page = ("<html><head><title>Ferry returns | Coast Post</title>"
+            "<meta property='og:site_name' content='Coast Post'>"
+            "<meta property='article:published_time' content='2026-01-03'></head><body><article>"
+            "<p>The island ferry returned to its winter timetable on Saturday after the storm repairs "
+            "to the northern jetty were finished two weeks ahead of schedule.</p>"
+            "<p>Operators said sailings would run every ninety minutes until the end of March.</p>"
+            "</article></body></html>")
+    server.routes["/story"] = Reply(body=page)
+    server.routes["/doc"] = json_reply({"articles": [
+        {"url": server.url + "/story?utm_source=gdelt", "title": "Ferry returns", "seendate": "20260103T100000Z",
+         "domain": "127.0.0.1", "language": "English", "sourcecountry": "United Kingdom"}]})
+    (hit,) = GdeltSearch(base_url=server.url + "/doc").search("island ferry", since="2026-01-01")
+    state = State()
+    doc = WebFetcher(state=state, allowed_networks=("127.0.0.1/32",), resolver=lambda h, p: [h]).fetch(hit)
+    assert doc.url == server.url + "/story" and doc.publisher == "Coast Post" and doc.published == "2026-01-03"
+    assert "winter timetable" in doc.text
+    assert state.source(server.url + "/story")["status"] == "ok"
