@@ -100,3 +100,24 @@ def test_a_failed_fetch_is_recorded_and_the_loop_goes_on():
     assert len(result.errors) == 3
     assert "connection refused" in result.errors[0]
     assert result.kept == ()
+
+
+class DeadSearchNavigator(Navigator):
+    def navigate(self, article, criteria, memory, search):
+        search.search("anything")
+        raise AssertionError("unreachable")
+
+
+class DeadSearch(SearchBackend):
+    def search(self, query, *, since=None, limit=10):
+        from winellbot.errors import SearchError
+
+        raise SearchError("connection refused by search.example")
+
+
+def test_a_dead_search_server_is_recorded_and_the_loop_ends_cleanly():
+    loop = UpdateAggregationLoop(DeadSearchNavigator(), OneFactExtractor(), VerdictAggregator([]),
+                                 max_iterations=5, max_empty=2)
+    result = loop.run(ARTICLE, CRITERIA, DeadSearch(), None)
+    assert result.stopped_because == "too many empty iterations"
+    assert result.errors == ("search failed: connection refused by search.example",) * 2

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, replace
 
-from winellbot.errors import FetchError
+from winellbot.errors import FetchError, SearchError
 from winellbot.models import Article, Decision, NavigationStep, SectionCriteria, Update
 from winellbot.pipeline.interface import Aggregator, Extractor, Fetcher, Memory, Navigator, SearchBackend
 
@@ -52,7 +52,15 @@ class UpdateAggregationLoop:
         empty = 0
         stopped = "iteration bound"
         for _ in range(self.max_iterations):
-            step = self.navigator.navigate(article, criteria, memory, search)
+            try:
+                step = self.navigator.navigate(article, criteria, memory, search)
+            except SearchError as exc:  # a dead search server is recorded, never fatal
+                errors.append(f"search failed: {exc}")
+                empty += 1
+                if empty >= self.max_empty:
+                    stopped = "too many empty iterations"
+                    break
+                continue
             steps.append(step)
             memory = replace(memory, queries=memory.queries + (step.query,))
             if step.chosen is None:
