@@ -1,0 +1,77 @@
+"""The WINELL agent: every stage asks a model through one :class:`ModelClient`.
+
+    LLMCriteria   (stage 1)   article with headings marked -> per-section criteria
+    LLMNavigator  (stage 2)   criteria + memory -> query -> search -> result to read
+    LLMExtractor  (stage 2)   <document> data -> updates (section, quote, event date), checked in code
+    LLMAggregator (stage 2)   ignore / add / replace against the section and the kept updates
+    LLMEditor     (stage 3)   paragraph + update -> minimal change; the citation is built by code
+
+The stages live in ``agent_navigate``, ``agent_extract`` and ``agent_edit``; this module wires them
+into a :class:`Pipeline`. A stage that fails (a malformed reply after the client's retries, a backend
+error) falls back or skips that item, and the error goes into the page's result; the run goes on.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from winellbot.llm.client import ModelClient
+from winellbot.models import Article, PipelineResult
+from winellbot.pipeline.agent_common import Journal
+from winellbot.pipeline.agent_edit import LLMEditor
+from winellbot.pipeline.agent_extract import LLMAggregator, LLMExtractor
+from winellbot.pipeline.agent_navigate import LLMCriteria, LLMNavigator
+from winellbot.pipeline.interface import Fetcher, SearchBackend
+from winellbot.pipeline.loop import UpdateAggregationLoop
+from winellbot.pipeline.pipeline import Pipeline
+
+__all__ = ["AgentPipeline", "LLMAggregator", "LLMCriteria", "LLMEditor", "LLMExtractor", "LLMNavigator",
+           "build_agent_pipeline", "STAGES"]
+
+STAGES = ("criteria", "navigator", "extractor", "aggregator", "editor")
+
+
+@dataclass
+class AgentPipeline(Pipeline):
+    """A :class:`Pipeline` whose result also carries the errors its stages worked around."""
+
+    journal: Journal = field(default_factory=Journal)
+
+    def propose(self, article: Article, search: SearchBackend, fetcher: Fetcher | None = None) -> PipelineResult:
+        """Run the three stages for ``article``; stage errors are in ``result.errors``."""
+        self.journal.drain()
+        result = super().propose(article, search, fetcher)
+        return replace(result, errors=result.errors + self.journal.drain())
+
+
+def build_agent_pipeline(
+    client: ModelClient,
+    *,
+    stage_models: dict[str, str] | None = None,
+    max_iterations: int = 6,
+    max_empty: int = 2,
+    max_suggestions: int = 5,
+    editor_client: ModelClient | None = None,
+    offline_fallback: bool = True,
+    since: str | None = None,
+) -> AgentPipeline:
+    """The agent's pipeline on ``client``; ``stage_models`` names a model per stage (see STAGES).
+
+    ``editor_client`` runs the editor elsewhere (a local fine-tuned model). ``since`` (ISO date)
+    limits sources and events to those after the article's last check. ``offline_fallback`` keeps
+    the navigator's no-model fallbacks (a query from the title and a section name, the top result);
+    without them a failed navigator ends the loop. Criteria always fall back to section names and
+    the editor to appending the update, since neither can skip its item.
+    """
+    models = dict(stage_models or {})
+    journal = Journal()
+    criteria = LLMCriteria(client, model=models.get("criteria", ""), journal=journal)
+    navigator = LLMNavigator(client, model=models.get("navigator", ""), journal=journal, since=since,
+                             fallback=offline_fallback)
+    extractor = LLMExtractor(client, model=models.get("extractor", ""), journal=journal, since=since)
+    aggregator = LLMAggregator(client, model=models.get("aggregator", ""), journal=journal,
+                               criteria_for=criteria.known)
+    editor = LLMEditor(editor_client or client, model=models.get("editor", ""), journal=journal)
+    loop = UpdateAggregationLoop(navigator, extractor, aggregator, max_iterations=max_iterations,
+                                 max_empty=max_empty)
+    return AgentPipeline(inducer=criteria, loop=loop, editor=editor, max_suggestions=max_suggestions,
+                         journal=journal)
