@@ -1,0 +1,254 @@
+"""The one place where winellbot saves anything to a wiki.
+
+Every save goes through :meth:`WikiWriter._save`, which refuses, in this order:
+
+1. a target outside talk namespaces and the bot's own userspace (``UnsafeWriteError``);
+   the bot never edits an article;
+2. a page whose ``{{bots}}``/``{{nobots}}`` excludes the bot (``PostingRefused``);
+3. any save at all once the shutoff page no longer says to run (``ShutoffError``).
+   The page is read right before each save; its content, stripped and
+   lower-cased, must be exactly one of :data:`SHUTOFF_ALLOWED` (``run``, ``true``).
+   A missing page, an empty page or any other text means stop.
+
+Talk pages get at most one new section per ``new_section_interval_days``: the
+bot's own recent revisions of the page are read, and a revision whose summary
+carries :data:`NEW_SECTION_TAG` counts as a new section. Inside that window new
+suggestions are *batched* into the bot's latest section on the page (appended
+before the next heading, with a fresh signature); if that section is gone
+(archived or removed), the post is *deferred* and nothing is saved.
+
+Posting is idempotent: the target is read first and every suggestion whose id
+marker (or template id) is already there is skipped, so a retry after a crash
+never posts twice. Saving uses Pywikibot's ordinary ``Page.save`` path, so
+maxlag, throttle and ``-simulate`` from the Pywikibot config apply.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+import pywikibot
+from pywikibot import exceptions as pwb_errors
+
+from winellbot.errors import ConfigError, PostingRefused, ShutoffError, UnsafeWriteError, WikiError
+from winellbot.wiki.render import SECTION_MARKER, present_ids, split_blocks
+
+SHUTOFF_ALLOWED = ("run", "true")
+NEW_SECTION_TAG = "[new section]"
+_HEADING = re.compile(r"(?m)^(={1,6})[^\n]*?\1[ \t]*$")
+
+PostMode = Literal["new-section", "batched", "queue", "deferred", "nothing"]
+
+
+@dataclass(frozen=True)
+class PostResult:
+    """What one post did: which ids went up, which were already there, the new revision."""
+
+    target: str
+    mode: PostMode
+    posted_ids: tuple[str, ...] = ()
+    skipped_ids: tuple[str, ...] = ()
+    revid: int | None = None
+    section_title: str = ""
+    reason: str = ""
+
+    @property
+    def deferred(self) -> bool:
+        return self.mode == "deferred"
+
+
+class WikiWriter:
+    """Posts rendered suggestions to talk pages or the bot's userspace queue, safely."""
+
+    def __init__(self, site, *, bot_user: str, shutoff_page: str,
+                 allowed_userspace_prefix: str | None = None, new_section_interval_days: float = 7,
+                 edit_summary_prefix: str = "winellbot: article update suggestions for human review") -> None:
+        self.site = site
+        self.bot_user = bot_user
+        self.shutoff_page = shutoff_page
+        self.interval = dt.timedelta(days=new_section_interval_days)
+        self.summary_prefix = edit_summary_prefix
+        self._user_page = self._page(f"User:{bot_user}").title()
+        prefix = allowed_userspace_prefix or f"User:{bot_user}/"
+        try:
+            root = self._page(prefix.rstrip("/"))
+        except UnsafeWriteError as exc:
+            raise ConfigError(str(exc)) from exc
+        if root.namespace() != 2 or not (root.title() + "/").startswith(self._user_page + "/"):
+            raise ConfigError(f"allowed_userspace_prefix {prefix!r} is not inside {self._user_page}/")
+        self.userspace_prefix = root.title() + "/"
+
+    # -- public ------------------------------------------------------------
+    def post_talk_section(self, article_title: str, section_title: str, body: str,
+                          suggestion_ids: list[str] | tuple[str, ...]) -> PostResult:
+        """Post ``body`` (from ``render_section``) under a new heading on the article's talk page.
+
+        Suggestions already on the page are left out; inside the new-section
+        interval they are appended to the bot's latest section instead, or the
+        post is deferred when there is none.
+        """
+        head, blocks, tail = self._blocks(body, suggestion_ids)
+        for attempt in range(2):
+            page = self._talk_page(article_title)
+            text = page.text if page.exists() else ""
+            new_blocks, skipped = _unposted(blocks, text)
+            ids = tuple(i for i, _ in new_blocks)
+            if not new_blocks:
+                return PostResult(page.title(), "nothing", skipped_ids=skipped, reason="all already posted")
+            added = "".join(b for _, b in new_blocks)
+            if not self._recent_new_section(page):
+                new_text = _append(text, f"== {section_title} ==\n{head}{added}{tail}")
+                mode: PostMode = "new-section"
+                summary = f"{self.summary_prefix} {NEW_SECTION_TAG}: {_count(ids)} in \"{section_title}\""
+            else:
+                new_text = _insert_into_latest_section(text, added + tail)
+                if new_text is None:
+                    return PostResult(page.title(), "deferred", skipped_ids=skipped,
+                                      reason="a new section was posted recently and the bot's section is gone")
+                mode = "batched"
+                summary = f"{self.summary_prefix}: {_count(ids)} added to the latest suggestions section"
+            try:
+                revid = self._save(page, new_text, summary)
+            except pwb_errors.EditConflictError:
+                if attempt:
+                    raise WikiError(f"edit conflict on {page.title()} twice") from None
+                continue  # someone edited meanwhile: read again and recompute
+            return PostResult(page.title(), mode, ids, skipped, revid, section_title)
+        raise AssertionError("unreachable")
+
+    def post_queue(self, queue_page: str, body: str, suggestion_ids: list[str] | tuple[str, ...]) -> PostResult:
+        """Append queue entries (from ``render_queue_entry``) to a page in the bot's userspace."""
+        head, blocks, tail = self._blocks(body, suggestion_ids)
+        for attempt in range(2):
+            page = self._page(queue_page)
+            if not self._in_userspace(page):
+                raise UnsafeWriteError(f"queue page {page.title()} is not under {self.userspace_prefix}")
+            text = page.text if page.exists() else ""
+            new_blocks, skipped = _unposted(blocks, text)
+            ids = tuple(i for i, _ in new_blocks)
+            if not new_blocks:
+                return PostResult(page.title(), "nothing", skipped_ids=skipped, reason="all already posted")
+            new_text = _append(text, head + "".join(b for _, b in new_blocks) + tail)
+            summary = f"{self.summary_prefix}: {_count(ids)} added to the review queue"
+            try:
+                revid = self._save(page, new_text, summary)
+            except pwb_errors.EditConflictError:
+                if attempt:
+                    raise WikiError(f"edit conflict on {page.title()} twice") from None
+                continue
+            return PostResult(page.title(), "queue", ids, skipped, revid)
+        raise AssertionError("unreachable")
+
+    def shutoff_allows(self) -> bool:
+        """True when the shutoff page currently says to run (read fresh from the wiki)."""
+        page = self._page(self.shutoff_page)
+        try:
+            text = page.get(force=True)
+        except (pwb_errors.NoPageError, pwb_errors.IsRedirectPageError):
+            return False
+        return text.strip().lower() in SHUTOFF_ALLOWED
+
+    # -- the one save path -------------------------------------------------
+    def _save(self, page, text: str, summary: str) -> int | None:
+        """Save ``text`` to ``page`` after every safety check; returns the new revision id."""
+        self._check_target(page)
+        if not page.botMayEdit():
+            raise PostingRefused(f"{page.title()} excludes this bot with {{{{bots}}}} or {{{{nobots}}}}")
+        if not self.shutoff_allows():
+            raise ShutoffError(f"shutoff page {self.shutoff_page} does not say {SHUTOFF_ALLOWED[0]!r}")
+        page.text = text
+        try:
+            page.save(summary=summary, minor=False, bot=True, apply_cosmetic_changes=False, quiet=True)
+        except pwb_errors.EditConflictError:
+            raise
+        except pwb_errors.OtherPageSaveError as exc:
+            raise PostingRefused(f"{page.title()}: {exc}") from exc
+        except pwb_errors.Error as exc:
+            raise WikiError(f"saving {page.title()} failed: {exc}") from exc
+        return page.latest_revision_id if page.exists() else None
+
+    def _check_target(self, page) -> None:
+        if page.site != self.site:
+            raise UnsafeWriteError(f"refusing to write {page.title()}: it is on another wiki")
+        ns = page.namespace().id
+        if ns > 0 and ns % 2 == 1:
+            return
+        if self._in_userspace(page):
+            return
+        raise UnsafeWriteError(f"refusing to write {page.title()}: not a talk page or under {self.userspace_prefix}")
+
+    def _in_userspace(self, page) -> bool:
+        title = page.title()
+        return page.namespace().id == 2 and (title == self._user_page or title.startswith(self.userspace_prefix))
+
+    # -- helpers -----------------------------------------------------------
+    def _page(self, title: str):
+        """A page of this wiki; a title with an interwiki prefix is refused before Pywikibot
+        would resolve it (and log in to) another wiki."""
+        prefix, sep, _ = title.partition(":")
+        prefix = prefix.strip().replace("_", " ").lower()
+        if sep and prefix and self.site.namespaces.lookup_name(prefix) is None:
+            interwiki = {row.get("prefix", "").lower() for row in self.site.siteinfo.get("interwikimap", [])}
+            if prefix in interwiki:
+                raise UnsafeWriteError(f"{title!r} points at another wiki ({prefix}:)")
+        return pywikibot.Page(self.site, title)
+
+    def _talk_page(self, article_title: str):
+        page = self._page(article_title)
+        talk = page if page.isTalkPage() else page.toggleTalkPage()
+        if talk is None:
+            raise UnsafeWriteError(f"{article_title} has no talk page")
+        if talk.exists() and talk.isRedirectPage():
+            talk = talk.getRedirectTarget()  # posting on a redirect would replace it
+        return talk
+
+    def _recent_new_section(self, page) -> bool:
+        """Whether the bot opened a section on this page within the interval."""
+        if self.interval <= dt.timedelta(0) or not page.exists():
+            return False
+        cutoff = dt.datetime.now(dt.timezone.utc) - self.interval
+        for rev in page.revisions(total=100):
+            ts = rev.timestamp if rev.timestamp.tzinfo else rev.timestamp.replace(tzinfo=dt.timezone.utc)
+            if ts < cutoff:
+                return False
+            if rev.user == self.bot_user and NEW_SECTION_TAG in (rev.get("comment") or ""):
+                return True
+        return False
+
+    @staticmethod
+    def _blocks(body: str, suggestion_ids) -> tuple[str, list[tuple[str, str]], str]:
+        head, blocks, tail = split_blocks(body)
+        found = [i for i, _ in blocks]
+        if sorted(found) != sorted(suggestion_ids) or len(set(found)) != len(found):
+            raise ValueError(f"body holds suggestions {found}, expected {list(suggestion_ids)}")
+        return head, blocks, tail
+
+
+def _unposted(blocks: list[tuple[str, str]], page_text: str) -> tuple[list[tuple[str, str]], tuple[str, ...]]:
+    present = present_ids(page_text)
+    return [(i, b) for i, b in blocks if i not in present], tuple(i for i, _ in blocks if i in present)
+
+
+def _append(text: str, addition: str) -> str:
+    text = text.rstrip()
+    return f"{text}\n\n{addition}" if text else addition
+
+
+def _insert_into_latest_section(text: str, addition: str) -> str | None:
+    """``text`` with ``addition`` at the end of the section holding the last bot section marker."""
+    at = text.rfind(SECTION_MARKER)
+    if at < 0:
+        return None
+    headings = list(_HEADING.finditer(text))
+    before = [h for h in headings if h.start() < at]
+    level = len(before[-1].group(1)) if before else 0
+    after = [h for h in headings if h.start() > at and (level == 0 or len(h.group(1)) <= level)]
+    end = after[0].start() if after else len(text)
+    rest = text[end:]
+    return text[:end].rstrip() + "\n" + addition + ("\n" + rest if rest else "")
+
+
+def _count(ids: tuple[str, ...]) -> str:
+    return f"{len(ids)} suggestion{'s' if len(ids) != 1 else ''}"
