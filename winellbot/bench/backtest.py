@@ -36,7 +36,8 @@ def oracle_view(task: Task) -> BotTask:
         source = by_id.get(held.supporting_document)
         docs.append(Document(
             id=f"oracle{i}",
-            url=source.url if source else f"https://oracle.invalid/{task.id}/{i}",
+            # A fragment keeps the URLs distinct: several sentences may share one source.
+            url=f"{source.url if source else 'https://oracle.invalid/' + task.id}#oracle{i}",
             title=source.title if source else f"held-out sentence {i}",
             text=held.text,
         ))

@@ -155,6 +155,9 @@ class OfflineNavigator(Navigator):
             terms = [t for t in criteria.for_section(path).split() if t not in tried and t not in avoid]
             queries.append(f"{article.title} {' '.join(terms[: self.terms_per_query])}".strip())
         queries.append(article.title)
+        # Last resort: every section's terms, so nothing related to the article goes unread.
+        every = sorted({t for text in criteria.criteria.values() for t in text.split()})
+        queries.extend(" ".join(every[i: i + 30]) for i in range(0, len(every), 30))
         for query in queries:
             for result in search.search(query, limit=self.limit):
                 if result.url not in memory.read_urls:
@@ -251,8 +254,8 @@ def is_cased(text: str) -> bool:
     sample = text[:5000]
     letters = sum(c.isalpha() for c in sample)
     upper = sum(c.isupper() for c in sample)
-    stops = sample.count(". ") + sample.count(".\n")
-    return letters > 0 and upper / letters > 0.01 and stops * 40 > len(sample.split())
+    stops = sample.count(". ") + sample.count(".\n") + sample.rstrip().endswith((".", "!", "?"))
+    return letters > 0 and upper / letters > 0.01 and stops >= 1 and stops * 80 > len(sample.split())
 
 
 def _sentence_units(text: str, max_words: int) -> list[_Unit]:
