@@ -68,6 +68,12 @@ def passage_score(words: list[ClaimWord], quote: str, whole: str, *, window: int
     return best
 
 
+def _after_title(before: str) -> bool:
+    """Whether the text before a word ends with an abbreviated title ("Dr. ", "St. ")."""
+    last = before.split()[-1:] or [""]
+    return last[0].endswith(".") and last[0][:-1].lower() in _NOT_NAMES
+
+
 def proper_names(text: str) -> list[str]:
     """Capitalised words that name something (sentence openers only inside a multi-word name)."""
     names = []
@@ -79,7 +85,7 @@ def proper_names(text: str) -> list[str]:
         if low in STOP_WORDS or low in _NOT_NAMES or first in MONTH_ALIASES or first in NUMBER_WORDS \
                 or len(word) < 2:
             continue
-        if _SENTENCE_START.search(text[:m.start()]):
+        if _SENTENCE_START.search(text[:m.start()]) and not _after_title(text[:m.start()]):
             nxt = matches[i + 1] if i + 1 < len(matches) else None
             if nxt is None or text[m.end():nxt.start()].strip():
                 continue  # an ordinary word that opens the sentence
@@ -110,7 +116,7 @@ class SupportGate(Gate):
         index = set(stream(whole))
         words = claim_words(claim)
         findings = []
-        numbers = [f.token for w in words for f in w.figures if not f.found_in(index)]
+        numbers = [f.token for w in words if not w.found_in(index) for f in w.figures if not f.found_in(index)]
         if numbers:
             findings.append(self.finding(self.number_severity,
                                          "numbers or dates not in the cited source: " + ", ".join(numbers)))

@@ -187,18 +187,24 @@ class ClaimWord:
     @property
     def figures(self) -> tuple["ClaimWord", ...]:
         """The figures in this word that a source must state: a number (``1,200``,
-        ``19th``, ``13m``), a cardinal word from two up, or the numeric parts of a
-        compound (``33-year-old`` -> ``33``). Codes such as ``Tech3`` are names, not figures."""
-        if _FIGURE.match(self.token) or self.token in CARDINAL_WORDS:
+        ``19th``, ``13m``), a cardinal word from two up, a month, or the numeric
+        parts of a compound (``33-year-old`` -> ``33``). Codes such as ``Tech3``
+        are names, not figures."""
+        if _is_figure(self.token):
             return (self,)
         if self.parts:
-            return tuple(ClaimWord(p, alternatives(p)) for p in self.parts if _FIGURE.match(p))
+            return tuple(ClaimWord(p, alternatives(p)) for p in self.parts if _is_figure(p))
         return ()
 
     def found_in(self, index: set[str]) -> bool:
         if any(a in index for a in self.alts):
             return True
         return len(self.parts) > 1 and all(p in index for p in self.parts)
+
+
+def _is_figure(token: str) -> bool:
+    # "may" is left out: as a month it comes with a day or year that is checked anyway.
+    return bool(_FIGURE.match(token)) or token in CARDINAL_WORDS or (token in MONTH_ALIASES and token != "may")
 
 
 def claim_words(text: str) -> list[ClaimWord]:
