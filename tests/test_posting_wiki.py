@@ -224,3 +224,30 @@ def test_template_shows_unknown_status_as_pending(site, status, shown):
 
 def test_optin_template_renders_its_notice(site):
     assert "accepts update suggestions from winellbot" in site.expand_text("{{Winellbot}}")
+
+
+def test_posted_hostile_suggestion_renders_without_side_effects(writer, site, bot, make_page):
+    from pywikibot.data.api import Request
+    article = make_page("Article.", prefix="Hostile")
+    s = _suggestion(article, "Fact [[Category:Injected]] {{delete}} ~~~~ __NOTOC__ </nowiki>")
+    writer.post_talk_section(article, "Update suggestions", render_section([s], bot_user=bot), [s.id])
+    parsed = Request(site=site, parameters={"action": "parse", "page": f"Talk:{article}",
+                                            "prop": "categories|templates|sections|text"}).submit()["parse"]
+    assert parsed["categories"] == []
+    used = {t.get("title") or t.get("*") for t in parsed["templates"]}
+    assert used <= {"Template:Winellbot suggestion", "Template:Winellbot suggestion status", "Template:Cite news"}
+    assert "Template:Delete" not in used
+    assert [sec["line"] for sec in parsed["sections"]] == ["Update suggestions"]
+    html = parsed["text"]["*"] if isinstance(parsed["text"], dict) else parsed["text"]
+    assert "<ins>" in html and "status" in html
+    assert "[[Category:Injected]]" in html.replace("&#91;", "[").replace("&#93;", "]")
+
+
+def test_talk_redirect_to_an_article_is_refused(writer, site, bot, make_page, local_wiki):
+    import pywikibot
+    target = make_page("Real article.", prefix="Target")
+    article = make_page("Article.", prefix="Redirected")
+    local_wiki.edit(f"Talk:{article}", f"#REDIRECT [[{target}]]")
+    with pytest.raises(UnsafeWriteError):
+        _post(writer, bot, article, "Fact.")
+    assert pywikibot.Page(site, target).get(force=True) == "Real article."
