@@ -1,0 +1,100 @@
+"""A local causal language model run in-process with transformers (the fine-tuned editor).
+
+The model and tokenizer are loaded once, on the first request, from a directory (never from the
+network: ``local_files_only``; ``HF_HUB_OFFLINE`` is respected as well). The chat template of the
+tokenizer formats the messages; a tokenizer without one gets a plain role-tagged prompt. Decoding is
+greedy, the prompt is cut to ``max_prompt_tokens`` (keeping its end, where the paragraph to edit
+and the generation cue are) and the reply to ``max_new_tokens``.
+
+torch and transformers are imported inside the methods that use them, so importing this module is
+cheap and works without them installed.
+"""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from winellbot.errors import ModelError
+from winellbot.llm.base import ChatBackend, ChatReply, ChatRequest, Message
+
+
+class TransformersBackend(ChatBackend):
+    """A :class:`ChatBackend` over a model directory (``config.json``, weights, tokenizer files)."""
+
+    name = "transformers"
+
+    def __init__(self, model_dir: str | Path, *, max_new_tokens: int = 512, device: str = "cpu",
+                 max_prompt_tokens: int = 4096, dtype: str | None = None) -> None:
+        self.model_dir = Path(model_dir)
+        self.max_new_tokens = max_new_tokens
+        self.device = device
+        self.max_prompt_tokens = max_prompt_tokens
+        self.dtype = dtype
+        self._model = None
+        self._tokenizer = None
+        self._lock = threading.Lock()
+
+    @property
+    def model_name(self) -> str:
+        return self.model_dir.name
+
+    def load(self) -> None:
+        """Load tokenizer and model now (otherwise the first :meth:`chat` does)."""
+        with self._lock:
+            if self._model is not None:
+                return
+            if not (self.model_dir / "config.json").is_file():
+                raise ModelError(f"transformers: no model in {self.model_dir} (config.json missing)")
+            try:
+                import torch
+                from transformers import AutoModelForCausalLM, AutoTokenizer
+
+                tokenizer = AutoTokenizer.from_pretrained(str(self.model_dir), local_files_only=True)
+                kwargs = {"local_files_only": True}
+                if self.dtype:
+                    kwargs["dtype"] = getattr(torch, self.dtype)
+                model = AutoModelForCausalLM.from_pretrained(str(self.model_dir), **kwargs)
+            except (OSError, ValueError, ImportError) as exc:
+                raise ModelError(f"transformers: cannot load {self.model_dir}: {exc}") from exc
+            model.to(self.device)
+            model.eval()
+            self._tokenizer, self._model = tokenizer, model
+
+    def chat(self, request: ChatRequest) -> ChatReply:
+        """Greedy completion of the chat; the request's ``model`` is ignored (one model per backend)."""
+        self.load()
+        import torch
+
+        tokenizer, model = self._tokenizer, self._model
+        prompt_ids = self._prompt_ids(request.messages)
+        max_new = min(request.max_tokens or self.max_new_tokens, self.max_new_tokens)
+        input_ids = torch.tensor([prompt_ids], device=self.device)
+        pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+        try:
+            with torch.no_grad():
+                output = model.generate(input_ids, attention_mask=torch.ones_like(input_ids),
+                                        max_new_tokens=max_new, do_sample=False, pad_token_id=pad)
+        except (RuntimeError, ValueError) as exc:
+            raise ModelError(f"transformers: generation failed: {exc}") from exc
+        new_ids = output[0][len(prompt_ids):].tolist()
+        finish = "stop" if new_ids and new_ids[-1] == tokenizer.eos_token_id else "length"
+        text = tokenizer.decode(new_ids, skip_special_tokens=True)
+        return ChatReply(text=text.strip(), model=self.model_name, prompt_tokens=len(prompt_ids),
+                         completion_tokens=len(new_ids), finish_reason=finish)
+
+    def _prompt_ids(self, messages: tuple[Message, ...]) -> list[int]:
+        tokenizer = self._tokenizer
+        chat = [{"role": m.role, "content": m.content} for m in messages]
+        if getattr(tokenizer, "chat_template", None):
+            text = tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
+        else:
+            text = plain_prompt(messages)
+        ids = tokenizer(text, add_special_tokens=not getattr(tokenizer, "chat_template", None))["input_ids"]
+        limit = max(1, self.max_prompt_tokens)
+        return list(ids[-limit:])
+
+
+def plain_prompt(messages: tuple[Message, ...]) -> str:
+    """A role-tagged prompt for tokenizers without a chat template, ending with the assistant's cue."""
+    parts = [f"### {m.role.capitalize()}:\n{m.content}\n" for m in messages]
+    return "\n".join(parts) + "\n### Assistant:\n"
