@@ -29,13 +29,15 @@ class WikiReader:
 
     ``optin_template`` is the default for :meth:`opted_in`. ``text_batch`` caps how many pages'
     wikitext one request carries (their size, not the API's title limit, is what matters there);
-    metadata requests use the site's full title limit.
+    metadata requests use ``title_batch`` titles, by default the site's limit (``site.maxlimit``).
     """
 
-    def __init__(self, site: APISite, *, optin_template: str | None = None, text_batch: int = 50) -> None:
+    def __init__(self, site: APISite, *, optin_template: str | None = None, text_batch: int = 50,
+                 title_batch: int | None = None) -> None:
         self.site = site
         self.optin_template = optin_template
         self.text_batch = text_batch
+        self.title_batch = title_batch
 
     # -- which articles ----------------------------------------------------------------------------
 
@@ -113,7 +115,8 @@ class WikiReader:
         Keys are the titles as given. Redirects are reported as the redirect page itself.
         """
         result: dict[str, Revision] = {}
-        for given, page in self._query(titles, self.site.maxlimit, rvprop="ids|timestamp"):
+        batch = self.title_batch or self.site.maxlimit
+        for given, page in self._query(titles, batch, rvprop="ids|timestamp"):
             revision = _latest(page)
             if revision is not None:
                 for title in given:
