@@ -10,6 +10,7 @@ Nothing is ever matched by substring. Unknown domains are allowed.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -24,6 +25,9 @@ try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
+
+
+_HOST = re.compile(r"[\w-]+(?:\.[\w-]+)*")
 
 
 @dataclass(frozen=True)
@@ -83,7 +87,8 @@ def host_of(url: str) -> str:
         host = urlsplit(url if "//" in url else "//" + url).hostname or ""
     except ValueError:
         return ""
-    return host.rstrip(".").lower()
+    host = host.rstrip(".").lower()
+    return host if _HOST.fullmatch(host) else ""
 
 
 class DomainList:

@@ -1,0 +1,123 @@
+"""The style gate: words to watch, each finding named, with the documented severity."""
+from __future__ import annotations
+
+import pytest
+
+from winellbot.errors import ConfigError
+from winellbot.gates.style import StyleGate, load_word_classes, term_pattern
+from winellbot.models import Article, Citation, Document, Edit, Suggestion, Update
+
+ARTICLE = Article("Orchard Theatre", "", ())
+
+
+def make(added: str) -> Suggestion:
+    doc = Document("d1", "https://news.example.org/theatre", "Theatre news", added)
+    return Suggestion(
+        article_title=ARTICLE.title, revid=1, section_path=("History",), paragraph_index=0,
+        edit=Edit("Old.", "Old. " + added, added, Citation(doc.url, doc.title)),
+        update=Update(added, ("History",), added, doc),
+    )
+
+
+def found(added: str, gate: StyleGate | None = None) -> dict[str, str]:
+    """{class name as written in the message: severity}."""
+    findings = (gate or StyleGate()).check(ARTICLE, make(added))
+    assert all(f.gate == "style" for f in findings)
+    return {f.message.split(":")[0]: f.severity for f in findings}
+
+
+@pytest.mark.parametrize("added, cls, severity", [
+    ("The legendary theatre staged an iconic production in 1998.", "puffery", "flag"),
+    ("The theatre recently reopened its main hall.", "relative time", "flag"),
+    ("The theatre currently employs 40 staff.", "relative time", "flag"),
+    ("The season opens next year with a new play.", "relative time", "flag"),
+    ("The roof was repaired three years ago.", "relative time", "flag"),
+    ("The theatre is a world-class venue for drama.", "promotional", "block"),
+    ("It offers an unparalleled experience for families.", "promotional", "block"),
+    ("The group was described in the report as a cult.", "contentious label", "info"),  # attributed
+    ("The group is a cult that controls its members.", "contentious label", "flag"),
+    ("Some people say the building is haunted.", "unsupported attribution", "flag"),
+    ("It is widely regarded as the finest stage in the county.", "unsupported attribution", "flag"),
+    ("The so-called renovation took four years.", "doubt", "flag"),
+    ("Interestingly, the stage was built in 1902.", "editorialising", "flag"),
+    ("Of course, the tickets sold out in 1950.", "editorialising", "flag"),
+    ("The manager admitted that ticket sales fell in 2019.", "said synonym", "info"),
+    ("The founder passed away in 1971.", "euphemism", "flag"),
+    ("The café took the lion's share of the revenue in 2001.", "cliche", "flag"),
+    ("We reopened the theatre in 2005.", "first person", "block"),
+    ("Our shows run every weekend.", "first person", "block"),
+    ("I think the stage was rebuilt in 1950.", "first person", "block"),
+    ("You can book seats online.", "second person", "block"),
+    ("It is the best theatre in the region.", "superlative", "flag"),
+    ("The founder was survived by two sons.", "survived by", "info"),
+])
+def test_words_to_watch_are_named(added, cls, severity):
+    assert found(added).get(cls) == severity
+
+
+@pytest.mark.parametrize("added", [
+    "The theatre opened in 1902 and seats 850 people.",
+    "The building was damaged by fire in March 1987 and rebuilt by 1990.",
+    "After World War I the theatre showed films; Henry I Street runs beside it.",
+    "The US Department of the Interior listed it in 1978.",
+    "He was supposed to direct the play but withdrew.",
+    "The cult film premiered at the theatre in 1975.",
+    "The company celebrated its 50th anniversary in 2002.",
+    "USA Today reviewed the production in 2010.",
+    "The hall is now known as the Lindqvist Room.",
+    "It won the Best Revival award in 2015.",
+    "The uncontroversial plan passed in 2001.",
+])
+def test_clean_encyclopaedic_text_passes(added):
+    assert found(added) == {}
+
+
+@pytest.mark.parametrize("added", [
+    '"We are thrilled to reopen this legendary stage," the director said.',
+    'The critic called it "the best show I have ever seen".',
+    'The poster read \u201cYou will love our world-class cast\u201d.',
+])
+def test_quoted_speech_is_exempt(added):
+    assert found(added) == {}
+
+
+def test_relative_time_inside_a_quote_is_still_flagged():
+    assert found('The director said "we open next year".') == {"relative time": "flag"}
+
+
+def test_attributed_first_person_is_only_flagged():
+    # Reference text loses its quotation marks; the attribution verb still shows who speaks.
+    assert found("The mayor said we will rebuild the theatre by 2026.") == {"first person": "flag"}
+
+
+def test_one_finding_per_class_naming_every_word():
+    findings = StyleGate().check(ARTICLE, make("The legendary and iconic theatre is renowned."))
+    assert len(findings) == 1
+    assert all(w in findings[0].message for w in ('"legendary"', '"iconic"', '"renowned"'))
+
+
+def test_operator_file_adds_terms_and_disables_classes(tmp_path):
+    extra = tmp_path / "words.toml"
+    extra.write_text('[puffery]\nterms = ["fabulous"]\n\n[relative_time]\nenabled = false\n', "utf-8")
+    gate = StyleGate(extra_path=extra)
+    assert found("The fabulous theatre recently reopened.", gate) == {"puffery": "flag"}
+    assert found("The legendary theatre reopened.", gate) == {"puffery": "flag"}  # shipped terms kept
+
+
+def test_bad_operator_file_is_a_config_error(tmp_path):
+    extra = tmp_path / "words.toml"
+    extra.write_text('[puffery]\nseverity = "explode"\n', "utf-8")
+    with pytest.raises(ConfigError):
+        load_word_classes(str(extra))
+
+
+@pytest.mark.parametrize("term, text, hit", [
+    ("world-class", "a world class venue", True),
+    ("world-class", "a world-class venue", True),
+    ("lion's share", "the lion\u2019s share", True),
+    ("controversial", "a non-controversial plan", False),
+    ("cult", "a cultural centre", False),
+])
+def test_term_patterns_match_whole_words(term, text, hit):
+    import re
+    assert bool(re.search(term_pattern(term), text, re.IGNORECASE)) is hit
