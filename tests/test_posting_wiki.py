@@ -145,11 +145,16 @@ def test_nobots_refuses_and_leaves_the_page(writer, site, bot, make_page, local_
     assert _revisions(site, f"Talk:{article}") == before
 
 
-def test_bots_template_naming_the_bot_denies_it(writer, site, bot, make_page, local_wiki):
-    article = make_page("Article.", prefix="Named", talk=f"{{{{bots|deny={bot}}}}}")
-    local_wiki.run_jobs()
+@pytest.mark.parametrize("template", ["{{bots|deny=Other,{bot}}}", "{{bots|allow=Otherbot}}", "{{Nobots}}"])
+def test_bots_template_is_honoured_even_before_link_tables_update(writer, site, bot, make_page, template):
+    article = make_page("Article.", prefix="Named", talk=template.replace("{bot}", bot))  # no run_jobs()
     with pytest.raises(PostingRefused):
         _post(writer, bot, article, "Fact.")
+
+
+def test_bots_template_allowing_this_bot_lets_it_post(writer, bot, make_page):
+    article = make_page("Article.", prefix="Allowed", talk=f"{{{{bots|allow={bot}}}}}\n{{{{bots|deny=Otherbot}}}}")
+    assert _post(writer, bot, article, "Fact.")[1].mode == "new-section"
 
 
 @pytest.mark.parametrize("content", ["stop", "", "run please", "running", None])

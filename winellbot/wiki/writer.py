@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+import mwparserfromhell
 import pywikibot
 from pywikibot import exceptions as pwb_errors
 
@@ -154,7 +155,7 @@ class WikiWriter:
     def _save(self, page, text: str, summary: str) -> int | None:
         """Save ``text`` to ``page`` after every safety check; returns the new revision id."""
         self._check_target(page)
-        if not page.botMayEdit():
+        if not page.botMayEdit() or _excluded_in_text(page.text if page.exists() else "", self.bot_user):
             raise PostingRefused(f"{page.title()} excludes this bot with {{{{bots}}}} or {{{{nobots}}}}")
         if not self.shutoff_allows():
             raise ShutoffError(f"shutoff page {self.shutoff_page} does not say {SHUTOFF_ALLOWED[0]!r}")
@@ -224,6 +225,30 @@ class WikiWriter:
         if sorted(found) != sorted(suggestion_ids) or len(set(found)) != len(found):
             raise ValueError(f"body holds suggestions {found}, expected {list(suggestion_ids)}")
         return head, blocks, tail
+
+
+def _excluded_in_text(text: str, bot_user: str) -> bool:
+    """{{bots}}/{{nobots}} read from the wikitext itself.
+
+    Pywikibot's ``botMayEdit`` only sees templates the wiki has already
+    recorded as used by the page, which can lag behind a fresh edit.
+    """
+    me = bot_user.strip().lower()
+    for tpl in mwparserfromhell.parse(text).filter_templates():
+        name = str(tpl.name).strip().lower()
+        if name not in ("bots", "nobots"):
+            continue
+        params = {str(p.name).strip().lower(): {v.strip().lower() for v in str(p.value).split(",")}
+                  for p in tpl.params}
+        if name == "nobots":
+            if not params or "all" in params.get("deny", set()) or me in params.get("deny", set()):
+                return True
+            continue
+        if "deny" in params and (params["deny"] & {"all", me}):
+            return True
+        if "allow" in params and not (params["allow"] & {"all", me}):
+            return True
+    return False
 
 
 def _unposted(blocks: list[tuple[str, str]], page_text: str) -> tuple[list[tuple[str, str]], tuple[str, ...]]:
