@@ -4,13 +4,16 @@ from __future__ import annotations
 import datetime as dt
 import json
 
+import pytest
 from scripted_openai import Received, ScriptedOpenAI, rate_limited
 
 from winellbot.article import parse_article
 from winellbot.llm.client import ModelClient
 from winellbot.llm.openai_backend import OpenAIBackend
-from winellbot.models import Document
-from winellbot.pipeline.agent import build_agent_pipeline
+from winellbot.llm.prompts import load_prompt
+from winellbot.models import Citation, Document, Paragraph, Update
+from winellbot.pipeline.agent import LLMEditor, build_agent_pipeline
+from winellbot.pipeline.agent_edit import cite_news, mask, unmask
 from winellbot.search.corpus import LocalCorpus
 from winellbot.state.db import State
 
@@ -302,3 +305,77 @@ def test_unknown_section_maps_to_the_closest_real_one():
     result, _, _ = run(Script(extract=lambda req: extract), [MONACO], max_iterations=1)
     assert [d.update.section_path for d in result.decisions] == [("Results",), ("Results",)]
     assert "closest name" in result.decisions[1].update.reason
+
+
+# -- the editor's checks, and the prompt files ----------------------------------------------------
+
+PARA_WIKITEXT = ("The team was founded in 2015 by [[Ada Lovelace]].<ref name=\"a\">{{cite web |url=https://x.example/a "
+                 "|title=A}}</ref> It won {{nowrap|3 races}} in 2024.<ref name=\"b\" />")
+PARA = Paragraph(PARA_WIKITEXT, "The team was founded in 2015 by Ada Lovelace. It won 3 races in 2024.", 0,
+                 len(PARA_WIKITEXT))
+UPDATE = Update("Mara Quist won the Monaco sprint race on 24 May 2025.", ("History",),
+                "Mara Quist won the Monaco sprint race on 24 May 2025", MONACO)
+CITE = Citation("https://news.example/q?a=1|b", "Quist [wins] {{big}}", "Example | News", "2025-05-25", "2025-06-10")
+
+
+def edit_with(reply: str):
+    with ScriptedOpenAI([reply]) as server:
+        client = ModelClient(OpenAIBackend(server.base_url, "k", "m"))
+        edit = LLMEditor(client).edit(PARA, UPDATE, CITE)
+        prompt = server.requests[0].text
+    return edit, prompt
+
+
+def test_editor_masks_references_and_restores_them():
+    edit, prompt = edit_with("The team was founded in 2015 by [[Ada Lovelace]].[R1] It won [T1] in 2024.[R2] "
+                             "In 2025 Mara Quist won the Monaco sprint race on 24 May.")
+    assert "[R1]" in prompt and "cite web" not in prompt and "nowrap" not in prompt
+    assert edit.reason == "minimal edit by the editor model"
+    assert edit.new_paragraph.startswith(PARA_WIKITEXT + " In 2025 Mara Quist won")
+    assert edit.new_paragraph.endswith("on 24 May." + cite_news(CITE))
+    assert edit.added_text == "In 2025 Mara Quist won the Monaco sprint race on 24 May."
+
+
+def test_citation_values_are_escaped_by_code():
+    ref = cite_news(CITE)
+    assert ref.startswith("<ref>{{cite news |url=https://news.example/q?a=1%7Cb |title=Quist &#91;wins&#93; ")
+    assert "|work=Example &#124; News |date=2025-05-25 |access-date=2025-06-10}}</ref>" in ref
+    assert ref.count("{{") == 1 and ref.count("|") == 5
+
+
+@pytest.mark.parametrize("reply, problem", [
+    ("Mara Quist won the Monaco sprint race on 24 May 2025. The team is great.", "dropped or duplicated"),
+    ("The outfit, created in 2015 by [[Ada Lovelace]], is famous.[R1] It took [T1] during 2024.[R2] Mara Quist "
+     "won the Monaco sprint race on 24 May 2025.", "rewrote too much"),
+    ("The team was founded in 2015 by [[Ada Lovelace]].[R1] It won [T1] in 2024.[R2]", "added nothing"),
+    ("The team was founded in 2015 by [[Ada Lovelace]].[R1] It won [T1] in 2024.[R2] Quist won "
+     "[[Monaco]] on 24 May 2025.", "added markup"),
+    ("The team was founded in 2015 by [[Ada Lovelace]].[R1] It won [T1] in 2024.[R2] Quist won a sprint in "
+     "Monaco.", "left out a number"),
+])
+def test_editor_rejects_unfaithful_edits_and_appends(reply, problem):
+    edit, _ = edit_with(reply)
+    assert problem in edit.reason
+    assert edit.new_paragraph == f"{PARA_WIKITEXT} {UPDATE.text}{cite_news(CITE)}"
+
+
+def test_mask_round_trips_nested_templates():
+    text = "A {{outer|{{inner|x}}}} b <!-- note --> c<ref>{{cite web|url=u}}</ref>."
+    masked, stash = mask(text)
+    assert "{{" not in masked and "<" not in masked
+    assert unmask(masked, stash) == text
+
+
+@pytest.mark.parametrize("name", ["criteria", "navigator_query", "navigator_pick", "extractor", "aggregator",
+                                  "editor", "judge_decompose", "judge_entail"])
+def test_prompt_files_load_with_a_version(name):
+    prompt = load_prompt(name)
+    assert prompt.version.startswith(name + "-")
+    assert [role for role, _ in prompt.parts] == ["system", "user"]
+    messages = prompt.render(**{key: f"<{key}>" for key in prompt.placeholders})
+    assert "{{" not in "".join(m.content for m in messages)
+
+
+def test_prompt_values_are_not_expanded_twice():
+    messages = load_prompt("editor").render(paragraph="{{news}}", news="N")
+    assert "{{news}}" in messages[1].content
