@@ -313,7 +313,7 @@ _UNSAFE = re.compile(r"[\[\]{}<>|~]|'{2,}|__|https?://\S+")
 
 def safe_text(text: str) -> str:
     """Text from a web page made inert as wikitext: no links, templates, tags, signatures or bold."""
-    return " ".join(_UNSAFE.sub(" ", text).split())
+    return re.sub(r"\s+([.,;:!?])", r"\1", " ".join(_UNSAFE.sub(" ", text).split()))
 
 
 # --- aggregation and editing ------------------------------------------------------------------

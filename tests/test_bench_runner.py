@@ -1,0 +1,88 @@
+"""The backtest runner: the pipeline never sees held_out or document_origins."""
+import dataclasses
+import json
+
+from winellbot.bench.backtest import oracle_view, read_suggestions, run_backtest
+from winellbot.bench.tasks import BotTask, load_task
+from winellbot.models import PipelineResult
+from winellbot.pipeline.offline import build_offline_pipeline
+from winellbot.pipeline.pipeline import Pipeline
+
+SENTINEL = "ZQXSENTINELQZX"
+
+
+def write_task(path, held_text=f"The {SENTINEL} bridge carried 5,000 cars on its first day."):
+    task = {
+        "format": "winell-backtest/1", "id": "wgb-1", "title": "Harbour Bridge", "origin": "test",
+        "wikitext": "The Harbour Bridge is a bridge in Port Town.\n\n== History ==\n"
+                    "The Harbour Bridge opened in 2024. Work took four years.\n\n== Design ==\n"
+                    "The Harbour Bridge is a steel arch bridge. It has four lanes.",
+        "documents": [
+            {"id": "d1", "url": "https://news.example/1", "title": "Harbour Bridge opens",
+             "text": "The Harbour Bridge opened in 2024 in Port Town. On its first day the Harbour Bridge "
+                     "carried 5,000 cars, officials from Port Town said on Monday.", "published": None},
+            {"id": "d2", "url": "https://news.example/2", "title": "Unrelated", "text": "Recipe for soup.",
+             "published": None},
+        ],
+        "held_out": [{"section_path": ["History", SENTINEL], "text": held_text,
+                      "supporting_document": "d1", "support": 0.9}],
+        "document_origins": {"d1": f"reference-{SENTINEL}", "d2": f"distractor-{SENTINEL}"},
+    }
+    path.write_text(json.dumps(task), encoding="utf-8")
+    return path
+
+
+class RecordingPipeline(Pipeline):
+    """The real offline pipeline, recording everything it is given or can find."""
+
+    seen: list = []
+
+    def propose(self, article, search, fetcher=None) -> PipelineResult:
+        RecordingPipeline.seen.append(repr(article))
+        for result in search.search("harbour bridge soup recipe cars town", limit=100):
+            RecordingPipeline.seen.append(repr(result))
+        return super().propose(article, search, fetcher)
+
+
+def recording_factory():
+    base = build_offline_pipeline()
+    return RecordingPipeline(**{f.name: getattr(base, f.name) for f in dataclasses.fields(base)})
+
+
+def test_bot_view_holds_only_title_wikitext_and_documents(tmp_path):
+    task = load_task(write_task(tmp_path / "t.json"))
+    view = task.bot_view()
+    assert [f.name for f in dataclasses.fields(BotTask)] == ["title", "wikitext", "documents"]
+    assert SENTINEL not in repr(view)
+
+
+def test_runner_never_passes_held_out_or_origins(tmp_path):
+    write_task(tmp_path / "t.json")
+    RecordingPipeline.seen = []
+    lines = run_backtest(tmp_path, tmp_path / "out" / "s.jsonl", pipeline_factory=recording_factory,
+                         progress=False)
+    seen = "\n".join(RecordingPipeline.seen)
+    assert "Harbour Bridge opens" in seen  # the recorder did see the documents
+    assert SENTINEL not in seen
+    assert SENTINEL not in json.dumps(lines)
+    assert read_suggestions(tmp_path / "out" / "s.jsonl") == lines
+
+
+def test_runner_writes_suggestions_in_the_bench_format(tmp_path):
+    write_task(tmp_path / "t.json", held_text="On its first day the bridge carried 5,000 cars.")
+    lines = run_backtest(tmp_path, None, pipeline_factory=build_offline_pipeline, progress=False)
+    assert 1 <= len(lines) <= 5
+    first = lines[0]
+    assert first["task"] == "wgb-1"
+    assert first["section_path"] in (["History"], ["Design"])
+    assert first["documents"] == ["d1"]
+    assert "5,000 cars" in first["text"]
+
+
+def test_oracle_mode_gives_the_held_out_sentences_as_documents_only(tmp_path):
+    task = load_task(write_task(tmp_path / "t.json", held_text="The bridge carried 5,000 cars on day one."))
+    view = oracle_view(task)
+    assert [d.text for d in view.documents] == ["The bridge carried 5,000 cars on day one."]
+    assert "History" not in repr(view.documents)  # the section does not travel
+    lines = run_backtest(tmp_path, None, pipeline_factory=build_offline_pipeline, oracle=True, progress=False)
+    assert lines and lines[0]["text"].startswith("The bridge carried 5,000 cars")

@@ -1,0 +1,53 @@
+"""LocalCorpus: SQLite FTS5 search with BM25 ranking over JSON/JSONL documents."""
+import json
+
+import pytest
+
+from winellbot.models import Document
+from winellbot.search.corpus import LocalCorpus, fts_query
+
+DOCS = [
+    {"id": "a", "url": "https://news.example/a", "title": "Harbour bridge opens",
+     "text": "The harbour bridge opened to traffic on Monday after four years of work.", "published": "2024-03-01"},
+    {"id": "b", "url": "https://news.example/b", "title": "Council budget",
+     "text": "The council approved its budget. The bridge was mentioned once.", "published": "2023-01-01"},
+    {"id": "c", "url": "https://news.example/c", "title": "Football", "text": "A match report.", "published": None},
+]
+
+
+def test_search_ranks_by_bm25_and_returns_documents():
+    corpus = LocalCorpus()
+    assert corpus.add(DOCS) == 3
+    results = corpus.search("harbour bridge traffic")
+    assert [r.document.id for r in results] == ["a", "b"]
+    assert results[0].rank == 1 and results[0].backend == "corpus"
+    assert isinstance(results[0].document, Document)
+    assert results[0].document.text.startswith("The harbour bridge")
+
+
+@pytest.mark.parametrize("query", ['bridge" OR', "NEAR(", "a AND", "*", "(((", "'; drop table x", "-bridge:"])
+def test_queries_from_arbitrary_text_never_raise(query):
+    corpus = LocalCorpus()
+    corpus.add(DOCS)
+    corpus.search(query)  # must not raise an FTS syntax error
+
+
+def test_fts_query_quotes_terms_and_drops_stop_words():
+    assert fts_query('The "bridge" AND the harbour') == '"bridge" OR "harbour"'
+    assert fts_query("the of and") == ""
+
+
+def test_since_filters_older_documents():
+    corpus = LocalCorpus()
+    corpus.add(DOCS)
+    assert [r.document.id for r in corpus.search("bridge", since="2024-01-01")] == ["a"]
+
+
+def test_load_dir_reads_json_and_jsonl(tmp_path):
+    (tmp_path / "one.json").write_text(json.dumps(DOCS[0]), encoding="utf-8")
+    (tmp_path / "list.json").write_text(json.dumps([DOCS[1]]), encoding="utf-8")
+    (tmp_path / "more.jsonl").write_text(json.dumps(DOCS[2]) + "\n\n", encoding="utf-8")
+    corpus = LocalCorpus(tmp_path / "corpus.db")
+    assert corpus.load_dir(tmp_path) == 3
+    assert len(corpus) == 3
+    assert {d.id for d in corpus.documents()} == {"a", "b", "c"}

@@ -1,0 +1,128 @@
+"""The offline pipeline's stages on a small hand-made article and corpus."""
+import datetime as dt
+
+from winellbot.article import parse_article
+from winellbot.models import Citation, Document, Update
+from winellbot.pipeline.interface import Memory
+from winellbot.pipeline.offline import (
+    OfflineAggregator,
+    OfflineCriteria,
+    OfflineEditor,
+    OfflineExtractor,
+    OfflineNavigator,
+    build_offline_pipeline,
+    is_cased,
+    recase,
+    safe_text,
+)
+from winellbot.search.corpus import LocalCorpus
+
+ARTICLE = parse_article("Harbour Bridge", (
+    "The Harbour Bridge is a road bridge in Port Town.\n\n"
+    "== History ==\nConstruction of the Harbour Bridge began in 2020 under mayor Alice Brown. "
+    "The Harbour Bridge opened to traffic in March 2024.\n\n"
+    "== Design ==\nThe Harbour Bridge is a steel arch bridge designed by Nordic Engineering. "
+    "Its main span is 240 metres long and it carries four lanes."))
+
+NEWS = Document("n1", "https://news.example/bridge", "Bridge traffic record", (
+    "Menu\nHome\nSport\n"
+    "The Harbour Bridge carried 12,000 vehicles in its first week, mayor Alice Brown said on Friday, "
+    "twice the number the council had forecast when construction began in 2020.\n"
+    "We use cookies to improve your experience. Accept cookies to continue.\n"))
+REFERENCE = Document("r1", "https://ref.example/design", "design", (
+    "home news the harbour bridge is a steel arch bridge designed by nordic engineering its main span "
+    "is 240 metres long the arch was assembled from 38 prefabricated segments shipped from rotterdam "
+    "in 2022 and lifted into place by floating cranes"))
+OTHER = Document("x1", "https://other.example/soup", "Soup", "A recipe for tomato soup with basil and cream.")
+
+
+def test_criteria_are_characteristic_terms_of_each_section():
+    criteria = OfflineCriteria().induce(ARTICLE)
+    assert set(criteria.criteria) == {("History",), ("Design",)}
+    assert "design" in criteria.for_section(("Design",)).split()
+    assert "construction" in criteria.for_section(("History",)).split()
+
+
+def test_navigator_reads_unread_results_and_stops_when_done():
+    corpus = LocalCorpus()
+    corpus.add([NEWS, REFERENCE])
+    criteria = OfflineCriteria().induce(ARTICLE)
+    nav = OfflineNavigator()
+    first = nav.navigate(ARTICLE, criteria, Memory(), corpus)
+    assert first.chosen is not None and "Harbour Bridge" in first.query
+    second = nav.navigate(ARTICLE, criteria, Memory(queries=(first.query,), read_urls=(first.chosen.url,)), corpus)
+    assert second.chosen is not None and second.chosen.url != first.chosen.url
+    done = nav.navigate(ARTICLE, criteria, Memory(read_urls=(NEWS.url, REFERENCE.url)), corpus)
+    assert done.chosen is None
+
+
+def test_extractor_finds_new_facts_skips_boilerplate_and_places_them():
+    criteria = OfflineCriteria().induce(ARTICLE)
+    updates = OfflineExtractor().extract(ARTICLE, criteria, NEWS)
+    assert updates, "the 12,000 vehicles sentence is new and about the subject"
+    assert "12,000 vehicles" in updates[0].text
+    assert not any("cookies" in u.text for u in updates)
+    assert updates[0].section_path == ("History",)
+    assert updates[0].reason and updates[0].quote
+
+
+def test_extractor_recases_lowercase_reference_text():
+    criteria = OfflineCriteria().induce(ARTICLE)
+    assert not is_cased(REFERENCE.text) and is_cased(NEWS.text)
+    updates = OfflineExtractor().extract(ARTICLE, criteria, REFERENCE)
+    assert updates
+    text = updates[0].text
+    assert "Harbour Bridge" in text or "Nordic Engineering" in text
+    assert text[0].isupper() and text.endswith(".")
+    assert updates[0].section_path == ("Design",)
+
+
+def test_extractor_ignores_unrelated_documents():
+    assert OfflineExtractor().extract(ARTICLE, OfflineCriteria().induce(ARTICLE), OTHER) == []
+
+
+def _update(text, score=1.0, url="https://news.example/x"):
+    return Update(text=text, section_path=("History",), quote=text, score=score,
+                  document=Document("d", url, "t", text))
+
+
+def test_aggregator_ignores_stated_replaces_longer_and_adds_new():
+    agg = OfflineAggregator()
+    stated = agg.aggregate(ARTICLE, _update("The Harbour Bridge opened to traffic in March 2024."), ())
+    assert stated.action == "ignore" and "already says" in stated.reason
+    short = _update("The bridge carried 12,000 vehicles in its first week.", score=1.0)
+    assert agg.aggregate(ARTICLE, short, ()).action == "add"
+    longer = _update("The bridge carried 12,000 vehicles in its first week, twice the forecast of the council.",
+                     score=2.0, url="https://news.example/y")
+    decision = agg.aggregate(ARTICLE, longer, (short,))
+    assert decision.action == "replace" and decision.replaces == short.key
+    assert agg.aggregate(ARTICLE, short, (longer,)).action == "ignore"
+
+
+def test_editor_appends_a_safe_sentence_with_cite_news():
+    para = ARTICLE.section(("History",)).paragraphs[0]
+    cite = Citation(url="https://news.example/bridge", title="Bridge | record {{x}}", work="news.example",
+                    date="2024-04-01", access_date="2024-05-01")
+    edit = OfflineEditor().edit(para, _update("It carried [[12,000]] vehicles {{tmpl}} ~~~~."), cite)
+    assert edit.added_text == "It carried 12,000 vehicles tmpl."
+    assert edit.new_paragraph.startswith(para.wikitext.rstrip())
+    assert "<ref>{{cite news |url=https://news.example/bridge |title=Bridge record x |work=news.example " \
+           "|date=2024-04-01 |access-date=2024-05-01}}</ref>" in edit.new_paragraph
+    assert safe_text("<script>x</script> ''bold'' http://evil.example/") == "script x /script bold"
+
+
+def test_recase_uses_the_articles_capitalisation():
+    assert recase(["the", "harbour", "bridge", "in", "port", "town"], {"harbour": "Harbour", "port": "Port"}) \
+        == "The Harbour bridge in Port town."
+
+
+def test_whole_pipeline_proposes_cited_suggestions():
+    corpus = LocalCorpus()
+    corpus.add([NEWS, REFERENCE, OTHER])
+    result = build_offline_pipeline(today=dt.date(2024, 5, 1)).propose(ARTICLE, corpus)
+    assert 1 <= len(result.suggestions) <= 5
+    assert {s.update.document.id for s in result.suggestions} <= {"n1", "r1"}
+    for s in result.suggestions:
+        assert "{{cite news" in s.edit.new_paragraph and "access-date=2024-05-01" in s.edit.new_paragraph
+        assert s.section_path in (("History",), ("Design",))
+    assert any(d.action == "add" for d in result.decisions)
