@@ -129,3 +129,60 @@ def test_second_instance_starts_stops_and_restarts(tmp_path):
     finally:
         again.stop()
     assert not (tmp_path / "second" / "server.pid").exists()
+
+
+def _load_cli():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "localwiki.py"
+    spec = importlib.util.spec_from_file_location("localwiki_cli", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.wiki
+def test_cli_create_start_status_url_stop(tmp_path, capsys):
+    cli = _load_cli()
+    directory = str(tmp_path / "cli")
+    port = free_port()
+    assert cli.main(["create", "--dir", directory, "--port", str(port)]) == 0
+    out = capsys.readouterr().out
+    assert "Template:Reflist" in out and f"http://127.0.0.1:{port}" in out
+    assert cli.main(["status", "--dir", directory]) == cli.STOPPED
+    assert capsys.readouterr().out.strip() == "stopped"
+    try:
+        assert cli.main(["start", "--dir", directory]) == 0
+        # a second, independent handle (as a later CLI call would have) sees it running
+        assert cli.main(["status", "--dir", directory]) == 0
+        assert cli.main(["url", "--dir", directory, "--api"]) == 0
+        out = capsys.readouterr().out.splitlines()
+        assert out[-1] == f"http://127.0.0.1:{port}/api.php"
+    finally:
+        assert cli.main(["stop", "--dir", directory]) == 0
+    assert cli.main(["status", "--dir", directory]) == cli.STOPPED
+
+
+def test_cli_reports_missing_wiki_cleanly(tmp_path, capsys):
+    cli = _load_cli()
+    assert cli.main(["url", "--dir", str(tmp_path / "none")]) == 2
+    assert "create() first" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli.main(["frobnicate", "--dir", "x"])
+
+
+@pytest.mark.wiki
+def test_family_file_reaches_the_local_wiki(local_wiki, monkeypatch):
+    from pathlib import Path
+
+    import pywikibot
+    from pywikibot import config
+
+    family_file = Path(__file__).resolve().parents[1] / "families" / "localwiki_family.py"
+    monkeypatch.setenv("WINELLBOT_LOCALWIKI_PORT", str(local_wiki.port))
+    monkeypatch.setitem(config.family_files, "localwiki", str(family_file))
+    site = pywikibot.Site("localwiki", "localwiki")
+    assert site.family.protocol("localwiki") == "http"
+    assert site.siteinfo["server"] == local_wiki.base_url
+    assert pywikibot.Page(site, "Template:Reflist").exists()
