@@ -1,0 +1,90 @@
+"""Pywikibot set-up: configuration folder, runtime registration, BotPassword login, simulate, throttle."""
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from winellbot.errors import ConfigError, WikiError
+from winellbot.wiki.site import PASSWORD_FILE, connect, family_name_for, prepare_pywikibot, register_wiki
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_prepare_before_import_makes_pywikibot_use_the_folder(tmp_path):
+    folder = tmp_path / "pwb"
+    script = (
+        "import sys\n"
+        "from winellbot.wiki.site import prepare_pywikibot\n"
+        f"print(prepare_pywikibot({str(folder)!r}, user_config='put_throttle = 3\\n'))\n"
+        "import pywikibot\n"
+        "print(pywikibot.config.base_dir)\n"
+        "print(pywikibot.config.put_throttle)\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYWIKIBOT_DIR"}
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True,
+                            text=True, timeout=120, check=True)
+    assert result.stdout.split() == [str(folder), str(folder), "3"]
+    assert stat.S_IMODE(os.stat(folder / "user-config.py").st_mode) == 0o600
+
+
+def test_prepare_after_import_warns_and_keeps_active_folder(tmp_path):
+    import pywikibot
+
+    with pytest.warns(RuntimeWarning, match="imported before prepare_pywikibot"):
+        active = prepare_pywikibot(tmp_path / "late")
+    assert active == Path(pywikibot.config.base_dir).resolve()
+    assert active == Path(os.environ["PYWIKIBOT_DIR"]).resolve()
+    assert stat.S_IMODE(os.stat(tmp_path / "late" / "user-config.py").st_mode) == 0o600
+
+
+def test_family_names_are_plain_and_stable():
+    assert family_name_for("http://127.0.0.1:8080/api.php") == "w1270018080"
+    assert family_name_for("https://en.wikipedia.org/w/api.php") == "wenwikipediaorg"
+
+
+def test_register_wiki_rejects_non_api_urls():
+    with pytest.raises(ConfigError):
+        register_wiki("http://127.0.0.1:8080/index.php")
+
+
+def test_connect_logs_in_and_keeps_password_file_private(local_wiki, site):
+    import pywikibot
+
+    path = Path(pywikibot.config.base_dir) / PASSWORD_FILE
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    creds = local_wiki.credentials
+    again = connect(local_wiki.api_url, creds.bot_login, creds.bot_password, throttle=0)  # User@app form
+    assert again.user() == creds.bot_user
+    lines = [line for line in path.read_text().splitlines() if creds.bot_user in line]
+    assert len(lines) == 1  # upserted, not appended
+    assert site.throttle.writedelay == 0
+
+
+def test_wrong_password_is_a_wiki_error(local_wiki, monkeypatch):
+    from pywikibot import config
+
+    monkeypatch.setattr(config, "password_file", config.password_file)
+    monkeypatch.setattr(config, "max_retries", 1)
+    # The admin, since the bot's session cookie would log the bot in without a password.
+    admin = local_wiki.credentials.admin_user
+    with pytest.raises(WikiError):
+        connect(local_wiki.api_url, admin, "x" * 32, app="nosuchapp", family_name="wrongpassword", throttle=0)
+
+
+def test_simulate_blocks_writes_at_the_request_layer(local_wiki, site, make_page, monkeypatch):
+    import pywikibot
+    from pywikibot import config
+
+    title = make_page("original", namespace="User")
+    monkeypatch.setattr(config, "simulate", config.simulate)  # restored after the test
+    creds = local_wiki.credentials
+    dry = connect(local_wiki.api_url, creds.bot_user, creds.bot_password, app=creds.bot_app,
+                  throttle=0, simulate=True)
+    page = pywikibot.Page(dry, title)
+    page.text = "changed"
+    page.save(summary="should not happen")
+    assert local_wiki.admin()._get(action="parse", page=title, prop="wikitext",
+                                   formatversion="2")["parse"]["wikitext"] == "original"
