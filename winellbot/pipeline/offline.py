@@ -205,10 +205,11 @@ class OfflineExtractor(Extractor):
             if not toks or toks & BOILERPLATE:
                 continue
             known, new = toks & prof.vocabulary, toks - prof.vocabulary
-            if not known:
+            # In a long page, only passages with words the article lacks; a short statement
+            # (one or two units) may also be known words in a combination the article never makes.
+            if not known or (len(new) < self.min_new and len(units) > 3):
                 continue
             stated = max((len(toks & s) / len(toks) for _, s in prof.sentences), default=0.0)
-            # New words, or known words in a combination no sentence of the article makes.
             if stated >= 0.8 or (len(new) < self.min_new and stated >= 0.6):
                 continue
             weight = sum(prof.idf.get(t, 1.0) for t in known)
