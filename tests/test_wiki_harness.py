@@ -110,27 +110,6 @@ def test_port_is_not_known_before_create(tmp_path):
     assert not wiki.is_running()
 
 
-def test_second_instance_starts_stops_and_restarts(tmp_path):
-    wiki = LocalWiki(tmp_path / "second", port=free_port())
-    wiki.create()
-    assert wiki.create() == wiki.credentials  # idempotent
-    wiki.start()
-    try:
-        assert wiki.is_running()
-        wiki.edit("Kept", "kept text")
-    finally:
-        wiki.stop()
-    assert not wiki.is_running()
-    again = LocalWiki(tmp_path / "second")  # same directory, port read back from its credentials
-    again.start()
-    try:
-        assert again.port == wiki.port
-        assert _api(again, action="query", prop="info", titles="Kept")["query"]["pages"][0].get("missing") is None
-    finally:
-        again.stop()
-    assert not (tmp_path / "second" / "server.pid").exists()
-
-
 def _load_cli():
     import importlib.util
     from pathlib import Path
@@ -143,13 +122,16 @@ def _load_cli():
 
 
 @pytest.mark.wiki
-def test_cli_create_start_status_url_stop(tmp_path, capsys):
+def test_second_instance_through_cli_and_api(tmp_path, capsys):
+    """A second wiki beside the session's: CLI create/start/status/url/stop, restart keeps data."""
     cli = _load_cli()
     directory = str(tmp_path / "cli")
     port = free_port()
     assert cli.main(["create", "--dir", directory, "--port", str(port)]) == 0
     out = capsys.readouterr().out
     assert "Template:Reflist" in out and f"http://127.0.0.1:{port}" in out
+    assert cli.main(["create", "--dir", directory, "--no-templates"]) == 0  # idempotent
+    assert "kept existing" in capsys.readouterr().out
     assert cli.main(["status", "--dir", directory]) == cli.STOPPED
     assert capsys.readouterr().out.strip() == "stopped"
     try:
@@ -162,6 +144,18 @@ def test_cli_create_start_status_url_stop(tmp_path, capsys):
     finally:
         assert cli.main(["stop", "--dir", directory]) == 0
     assert cli.main(["status", "--dir", directory]) == cli.STOPPED
+
+    again = LocalWiki(directory)  # port read back from its credentials
+    again.start()
+    try:
+        assert again.port == port
+        again.edit("Kept", "kept text")
+        assert _api(again, action="query", prop="info", titles="Template:Reflist")["query"]["pages"][0].get(
+            "missing") is None
+    finally:
+        again.stop()
+    assert not again.is_running()
+    assert not (tmp_path / "cli" / "server.pid").exists()
 
 
 def test_cli_reports_missing_wiki_cleanly(tmp_path, capsys):

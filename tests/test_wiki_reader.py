@@ -100,7 +100,7 @@ def test_batches_use_one_request_per_maxlimit(site, local_wiki, make_page, monke
     from pywikibot.comms import http
 
     titles = [make_page.title() for _ in range(120)]
-    local_wiki.import_pages({title: "x" for title in titles})
+    local_wiki.import_pages({title: "x" for title in titles}, link_updates=False)
     reader = WikiReader(site)
     limit = site.maxlimit  # warm the paraminfo cache before counting
     assert limit == 500  # the bot has apihighlimits
