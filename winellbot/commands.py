@@ -40,8 +40,10 @@ def titles_from_args(site, args: list[str]) -> list[str] | None:
     if not args:
         return None
     import pywikibot
-    from pywikibot import pagegenerators
+    from pywikibot import config, pagegenerators
 
+    # handle_args() instantiates the default site: make that the wiki we are connected to.
+    config.family, config.mylang = site.family.name, site.code
     rest = pywikibot.handle_args(args)
     factory = pagegenerators.GeneratorFactory(site)
     unknown = [a for a in rest if not factory.handle_arg(a)]

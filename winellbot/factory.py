@@ -149,4 +149,4 @@ def build_wiki(settings: Settings, state_dir: Path) -> Wiki:
 
     writer = WikiWriter(site, bot_user=w.username, shutoff_page=w.shutoff,
                         new_section_interval_days=w.new_section_interval_days)
-    return Wiki(site, WikiReader(site), writer)
+    return Wiki(site, WikiReader(site, optin_template=w.optin_template), writer)
