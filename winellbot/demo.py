@@ -17,6 +17,7 @@ from winellbot.factory import sample_dir
 def load_manifest(folder: Path) -> list[dict]:
     """The sample articles: title, wikitext, whether the talk page opts in, and the talk text."""
     data = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    folder = folder / "articles"
     entries = data["articles"] if isinstance(data, dict) else data
     out = []
     for e in entries:
@@ -72,7 +73,7 @@ def demo_main(args) -> int:
 def _load_samples(wiki, directory: Path) -> Settings:
     bot = wiki.credentials.bot_user
     watchlist, shutoff = f"User:{bot}/Watchlist", f"User:{bot}/Shutoff"
-    articles = load_manifest(sample_dir() / "articles")
+    articles = load_manifest(sample_dir())
     pages = {shutoff: "run"}
     for a in articles:
         pages[a["title"]] = a["wikitext"]
