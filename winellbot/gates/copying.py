@@ -54,14 +54,18 @@ def longest_run(claim: list[str], source: tuple[str, ...], positions: dict[str, 
     return best
 
 
-def overlap(text: str, source: str, *, n: int = 5) -> Overlap:
-    """Longest shared run and n-gram containment of ``text`` in ``source``."""
+def overlap(text: str, *sources: str, n: int = 5) -> Overlap:
+    """Longest shared run and n-gram containment of ``text`` in any of ``sources``."""
     claim = words(text)
-    tokens, positions, grams = _source_index(source, n)
-    run = longest_run(claim, tokens, positions)
     own = {tuple(claim[i:i + n]) for i in range(len(claim) - n + 1)}
-    containment = len(own & grams) / len(own) if own else 0.0
-    return Overlap(run, containment, len(claim))
+    run, shared = 0, set()
+    for source in sources:
+        if not source:
+            continue
+        tokens, positions, grams = _source_index(source, n)  # cached: one document serves many suggestions
+        run = max(run, longest_run(claim, tokens, positions))
+        shared |= own & grams
+    return Overlap(run, len(shared) / len(own) if own else 0.0, len(claim))
 
 
 def unquoted(text: str) -> tuple[str, int]:
@@ -89,17 +93,17 @@ class CopyingGate(Gate):
 
     def check(self, article: Article, suggestion: Suggestion) -> list[GateFinding]:
         claim = strip_markup(suggestion.edit.added_text)
-        source = "\n".join(p for p in (suggestion.update.document.text, suggestion.update.quote) if p)
-        if not claim or not source:
+        sources = (suggestion.update.document.text, suggestion.update.quote)
+        if not claim or not any(sources):
             return []
         if suggestion.edit.quoted:
-            return self._check_quote(claim, source)
+            return self._check_quote(claim, sources)
         prose, quoted_words = unquoted(claim)
         findings = []
         if quoted_words > self.max_quote_words:
             findings.append(self.finding("flag", f"a long quotation ({quoted_words} words): quote less, "
                                                  "summarise the rest"))
-        m = overlap(prose, source, n=self.ngram)
+        m = overlap(prose, *sources, n=self.ngram)
         what = f"{m.longest_run} words in a row and {m.containment:.0%} of its {self.ngram}-word phrases"
         if m.longest_run >= self.run_limit or m.containment >= self.containment_limit:
             findings.append(self.finding("block", f"copies the source ({what}); not proposed as article prose"))
@@ -107,8 +111,8 @@ class CopyingGate(Gate):
             findings.append(self.finding("flag", f"close paraphrase of the source ({what}); reword it"))
         return findings
 
-    def _check_quote(self, claim: str, source: str) -> list[GateFinding]:
-        m = overlap(claim, source, n=self.ngram)
+    def _check_quote(self, claim: str, sources: tuple[str, ...]) -> list[GateFinding]:
+        m = overlap(claim, *sources, n=self.ngram)
         if m.longest_run < self.flag_run and m.containment < self.flag_containment:
             return []
         if m.words > self.max_quote_words and m.longest_run >= self.run_limit:

@@ -31,6 +31,7 @@ _ATTRIBUTION = re.compile(
     r"called|calls|believes|believed|announced|added|explained|testified|reported|recalled|insisted|claimed)\b",
     re.IGNORECASE,
 )
+_LEFT, _RIGHT = r"(?<![\w-])", r"(?![\w-])"
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"\u201c])")
 
 
@@ -61,7 +62,7 @@ def term_pattern(term: str) -> str:
             parts.append("['\u2019]")
         else:
             parts.append(re.escape(ch))
-    return r"(?<![\w-])" + "".join(parts) + r"(?![\w-])"
+    return _LEFT + "".join(parts) + _RIGHT
 
 
 def _severity(value: str, where: str) -> Severity:
@@ -75,8 +76,12 @@ def _compile(name: str, spec: dict) -> WordClass:
     if not terms:
         raise ConfigError(f"words to watch: class {name!r} has no terms")
     flags = 0 if spec.get("case_sensitive") else re.IGNORECASE
+    # Plain terms share one pair of boundary checks, which keeps the scan fast.
+    plain = [term_pattern(t)[len(_LEFT):-len(_RIGHT)] for t in terms if not t.startswith("re:")]
+    raw = [term_pattern(t) for t in terms if t.startswith("re:")]
+    parts = ([f"{_LEFT}(?:{'|'.join(plain)}){_RIGHT}"] if plain else []) + [f"(?:{r})" for r in raw]
     try:
-        pattern = re.compile("|".join(f"(?:{term_pattern(t)})" for t in terms), flags)
+        pattern = re.compile("|".join(parts), flags)
     except re.error as exc:
         raise ConfigError(f"words to watch: bad term in class {name!r}: {exc}") from exc
     severity = _severity(spec.get("severity", "flag"), name)

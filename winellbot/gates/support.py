@@ -43,10 +43,17 @@ _NOT_NAMES = frozenset({"mr", "mrs", "ms", "dr", "st", "sir", "jr", "sr", "inc",
 
 
 def source_text(suggestion: Suggestion) -> tuple[str, str]:
-    """The cited passage and the whole source text (title and date included)."""
+    """The cited passage and the whole source text."""
+    return suggestion.update.quote or "", suggestion.update.document.text
+
+
+def source_index(suggestion: Suggestion) -> set[str]:
+    """Every token the source offers: its text, title, date and the cited passage."""
     doc = suggestion.update.document
-    whole = "\n".join(p for p in (doc.title, doc.published or "", doc.text, suggestion.update.quote) if p)
-    return suggestion.update.quote or "", whole
+    index = set(stream(doc.text))  # stream() is cached per text: one document serves many suggestions
+    for extra in (doc.title, doc.published or "", suggestion.update.quote):
+        index.update(stream(extra))
+    return index
 
 
 def coverage(words: list[ClaimWord], index: set[str]) -> float:
@@ -57,11 +64,11 @@ def coverage(words: list[ClaimWord], index: set[str]) -> float:
     return sum(1 for w in content if w.found_in(index)) / len(content)
 
 
-def passage_score(words: list[ClaimWord], quote: str, whole: str, *, window: int = 80) -> float:
+def passage_score(words: list[ClaimWord], quote: str, text: str, *, window: int = 80) -> float:
     """Coverage by the quoted passage or by the best window of the source."""
     size = max(window, 4 * len(words))
     best = coverage(words, set(stream(quote))) if quote else 0.0
-    for index in windows(stream(whole), size):
+    for index in windows(stream(text), size):
         if best >= 1.0:
             break
         best = max(best, coverage(words, index))
@@ -108,12 +115,12 @@ class SupportGate(Gate):
 
     def check(self, article: Article, suggestion: Suggestion) -> list[GateFinding]:
         claim = strip_markup(suggestion.edit.added_text)
-        quote, whole = source_text(suggestion)
+        quote, text = source_text(suggestion)
         if not claim:
             return [self.finding("hold", "the suggestion adds no text to check")]
-        if not quote.strip() and not suggestion.update.document.text.strip():
+        if not quote.strip() and not text.strip():
             return [self.finding("hold", "no source text to check the sentence against")]
-        index = set(stream(whole))
+        index = source_index(suggestion)
         words = claim_words(claim)
         findings = []
         numbers = [f.token for w in words if not w.found_in(index) for f in w.figures if not f.found_in(index)]
@@ -128,7 +135,7 @@ class SupportGate(Gate):
             findings.append(self.finding("hold", f"only {score:.0%} of the sentence's content words are in the "
                                                  f"cited source (needs {self.hold_below:.0%})"))
             return findings
-        passage = passage_score(words, quote, whole, window=self.window)
+        passage = passage_score(words, quote, text, window=self.window)
         if passage < self.flag_below:
             findings.append(self.finding("flag", f"no single passage of the source carries the sentence (best "
                                                  f"{passage:.0%} of its content words); check the source says this"))

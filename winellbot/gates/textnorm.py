@@ -23,6 +23,7 @@ _EXTLINK = re.compile(r"\[(?:https?:)?//[^\s\]]+\s*([^\]]*)\]")
 _TAG = re.compile(r"<[^>]+>")
 _BOLD_ITALIC = re.compile(r"'{2,}")
 _SPACE = re.compile(r"\s+")
+_COMBINING = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 _POSSESSIVE = re.compile(r"(?<=[a-z])'s\b")
 
 # Punctuation that may sit inside a word ("COVID-19", "1,200", "3.5", "don't").
@@ -82,12 +83,13 @@ def strip_markup(wikitext: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
+@lru_cache(maxsize=256)
 def fold(text: str) -> str:
     """Accents removed, lower-cased, typographic quotes made plain, possessive 's dropped."""
-    text = unicodedata.normalize("NFKD", text)
-    text = "".join(c for c in text if not unicodedata.combining(c))
-    text = text.lower().replace("\u2018", "'").replace("\u2019", "'")
-    return _POSSESSIVE.sub("", text)
+    if not text.isascii():
+        text = _COMBINING.sub("", unicodedata.normalize("NFKD", text))
+        text = text.replace("\u2018", "'").replace("\u2019", "'")
+    return _POSSESSIVE.sub("", text.lower())
 
 
 def _expand(text: str) -> str:
@@ -123,17 +125,21 @@ def split_words(text: str) -> list[str]:
     return _WORD.findall(_expand(fold(text)))
 
 
+_RUN = re.compile(r"[a-z0-9]+(?:[-\u2010\u2011'.,:][a-z0-9]+)*")
+_PUNCT = re.compile(r"[-\u2010\u2011'.,:]")
+
+
 @lru_cache(maxsize=64)
 def stream(text: str) -> tuple[str, ...]:
     """A source's tokens in order; a word written with inner punctuation gives
     its joined form and then its parts (``covid-19`` -> ``covid19 covid 19``)."""
     out: list[str] = []
-    for chunk in _expand(fold(text)).split():
-        joined = _WORD.findall(_INNER.sub("", chunk))
-        parts = _WORD.findall(chunk)
-        out.extend(joined)
-        if parts != joined:
-            out.extend(parts)
+    for run in _RUN.findall(_expand(fold(text))):
+        if _PUNCT.search(run):
+            out.append(_PUNCT.sub("", run))
+            out.extend(_WORD.findall(run))
+        else:
+            out.append(run)
     return tuple(out)
 
 
