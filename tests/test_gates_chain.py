@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from winellbot.gates import Gate, GateChain, default_gates, stopped, summary
+from winellbot.gates import Gate, GateChain, default_gates, stopped, summary, summary_table
 from winellbot.models import Article, Citation, Document, Edit, GateFinding, Paragraph, Section, Suggestion, Update
 from winellbot.state.db import State
 
@@ -83,6 +83,9 @@ def test_summary_counts_suggestions_per_gate_and_severity():
     assert counts["broken"]["hold"] == 2
     assert stopped(checked) == {"flagger": 0, "broken": 2}
     assert summary([]) == {}
+    table = summary_table(counts).splitlines()
+    assert table[0] == "| gate | info | flag | hold | block | stopped |"
+    assert table[2:] == ["| broken | 0 | 0 | 2 | 0 | 2 |", "| flagger | 0 | 2 | 0 | 0 | 0 |"]
 
 
 def test_default_chain_order_and_no_heavy_imports():

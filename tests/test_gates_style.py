@@ -121,3 +121,17 @@ def test_bad_operator_file_is_a_config_error(tmp_path):
 def test_term_patterns_match_whole_words(term, text, hit):
     import re
     assert bool(re.search(term_pattern(term), text, re.IGNORECASE)) is hit
+
+
+@pytest.mark.parametrize("added", [
+    "The dating show Are You the One? returned in 2019.",
+    "The campaign slogan Yes We Can was coined in 2008.",
+    "Her album Our Little Secret was released in 2011.",
+])
+def test_person_words_inside_titles_pass(added):
+    assert found(added) == {}
+
+
+def test_person_words_opening_a_sentence_still_count():
+    assert found("You should visit in 2020.") == {"second person": "block"}
+    assert found("It said: We reopened in 2005.") == {"first person": "flag"}  # attributed

@@ -94,6 +94,14 @@ def test_quote_alone_can_support():
     assert findings == []
 
 
+def test_publication_date_counts_as_source():
+    doc_text = "The bridge reopened on Tuesday."
+    s = make("The bridge reopened on 12 March 2024.", text=doc_text)
+    s = Suggestion(**{**s.__dict__, "update": Update(s.update.text, ("History",), "", Document(
+        "d1", s.update.document.url, "Bridge", doc_text, published="2024-03-12T09:30:00Z"))})
+    assert SupportGate().check(ARTICLE, s) == []
+
+
 def test_no_source_text_holds():
     assert severities(SupportGate().check(ARTICLE, make("The bridge reopened.", text="", quote=""))) == {"hold"}
 

@@ -84,6 +84,16 @@ def stopped(suggestions: Iterable[Suggestion]) -> dict[str, int]:
     return {gate: c.get("hold", 0) + c.get("block", 0) for gate, c in summary(suggestions).items()}
 
 
+def summary_table(counts: dict[str, dict[str, int]]) -> str:
+    """The counts of :func:`summary` as a Markdown table, one row per gate, for status and reports."""
+    lines = ["| gate | " + " | ".join(SEVERITIES) + " | stopped |", "|---" * (len(SEVERITIES) + 2) + "|"]
+    for gate in sorted(counts):
+        c = counts[gate]
+        cells = [str(c.get(sev, 0)) for sev in SEVERITIES] + [str(c.get("hold", 0) + c.get("block", 0))]
+        lines.append(f"| {gate} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def default_gates(
     *,
     state=None,

@@ -45,6 +45,7 @@ class WordClass:
     attributed_severity: Severity
     quoted_exempt: bool
     pattern: re.Pattern
+    skip_title_case: bool = False
 
 
 def term_pattern(term: str) -> str:
@@ -92,6 +93,7 @@ def _compile(name: str, spec: dict) -> WordClass:
         attributed_severity=_severity(spec.get("attributed_severity", severity), name),
         quoted_exempt=bool(spec.get("quoted_exempt", True)),
         pattern=pattern,
+        skip_title_case=bool(spec.get("skip_title_case", False)),
     )
 
 
@@ -125,6 +127,15 @@ def load_word_classes(extra_path: str | None = None) -> tuple[WordClass, ...]:
 def _after_name(sentence: str, start: int) -> bool:
     before = sentence[:start].split()
     return bool(before) and before[-1][:1].isupper() and before[-1].lower() not in STOP_WORDS
+
+
+def _in_title(sentence: str, m: re.Match) -> bool:
+    """A capitalised word in mid-sentence (not "I"): most likely part of a title."""
+    word = m.group(0)
+    if word == "I" or not word[:1].isupper():
+        return False
+    before = sentence[:m.start()].rstrip()
+    return bool(before) and before[-1] not in ".!?:;\"\u201c(\u2018'"
 
 
 def sentences(text: str) -> list[str]:
@@ -165,5 +176,7 @@ class StyleGate(Gate):
                     continue
                 if m.group(0) == "I" and _after_name(sentence, m.start()):
                     continue  # a regnal or ordinal numeral: Henry I, World War I
+                if cls.skip_title_case and _in_title(sentence, m):
+                    continue  # part of a work's title: "Are You the One?", "Yes We Can"
                 out.append((cls, cls.attributed_severity if attributed else cls.severity, m.group(0).lower()))
         return out

@@ -64,14 +64,16 @@ def coverage(words: list[ClaimWord], index: set[str]) -> float:
     return sum(1 for w in content if w.found_in(index)) / len(content)
 
 
-def passage_score(words: list[ClaimWord], quote: str, text: str, *, window: int = 80) -> float:
-    """Coverage by the quoted passage or by the best window of the source."""
+def passage_score(words: list[ClaimWord], quote: str, text: str, *, window: int = 80,
+                  context: frozenset[str] = frozenset()) -> float:
+    """Coverage by the quoted passage or by the best window of the source; ``context``
+    (the source's title and date) counts as part of every passage."""
     size = max(window, 4 * len(words))
-    best = coverage(words, set(stream(quote))) if quote else 0.0
+    best = coverage(words, set(stream(quote)) | context) if quote else 0.0
     for index in windows(stream(text), size):
         if best >= 1.0:
             break
-        best = max(best, coverage(words, index))
+        best = max(best, coverage(words, index | context))
     return best
 
 
@@ -135,7 +137,9 @@ class SupportGate(Gate):
             findings.append(self.finding("hold", f"only {score:.0%} of the sentence's content words are in the "
                                                  f"cited source (needs {self.hold_below:.0%})"))
             return findings
-        passage = passage_score(words, quote, text, window=self.window)
+        doc = suggestion.update.document
+        context = frozenset(stream(doc.title)) | frozenset(stream(doc.published or ""))
+        passage = passage_score(words, quote, text, window=self.window, context=context)
         if passage < self.flag_below:
             findings.append(self.finding("flag", f"no single passage of the source carries the sentence (best "
                                                  f"{passage:.0%} of its content words); check the source says this"))

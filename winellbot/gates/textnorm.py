@@ -63,7 +63,7 @@ for _w, _d in NUMBER_WORDS.items():
 
 SCALES = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000, "trillion": 1_000_000_000_000}
 _SCALED = re.compile(r"\b(\d+(?:[.,]\d+)?)\s+(thousand|million|billion|trillion)\b")
-_ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})(?=\b|t\d)", re.IGNORECASE)
 _ORDINAL_SUFFIX = re.compile(r"^(\d+)(?:st|nd|rd|th|s|m|bn|k|km|kg|mm|cm|ft|mi|mph|am|pm)$")
 _FIGURE = re.compile(r"^\d+(?:st|nd|rd|th|s|m|bn|k|km|kg|mm|cm|ft|mi|mph|am|pm)?$")
 
@@ -102,7 +102,7 @@ def _iso_to_words(m: re.Match) -> str:
     year, month, day = m.group(1), int(m.group(2)), int(m.group(3))
     if not (1 <= month <= 12 and 1 <= day <= 31):
         return m.group(0)
-    return f"{day} {MONTHS[month - 1]} {year}"
+    return f"{day} {MONTHS[month - 1]} {year} "
 
 
 def _scaled_in_full(m: re.Match) -> str:
