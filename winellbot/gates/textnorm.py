@@ -120,10 +120,6 @@ def words(text: str) -> list[str]:
     return _WORD.findall(_INNER.sub("", folded))
 
 
-def split_words(text: str) -> list[str]:
-    """Folded word tokens split at every punctuation mark (``COVID-19`` -> ``covid``, ``19``)."""
-    return _WORD.findall(_expand(fold(text)))
-
 
 _RUN = re.compile(r"[a-z0-9]+(?:[-\u2010\u2011'.,:][a-z0-9]+)*")
 _PUNCT = re.compile(r"[-\u2010\u2011'.,:]")
@@ -142,10 +138,6 @@ def stream(text: str) -> tuple[str, ...]:
             out.append(run)
     return tuple(out)
 
-
-def token_index(text: str) -> set[str]:
-    """Every token a text offers, in both the joined and the split reading."""
-    return set(stream(text))
 
 
 def is_content(token: str) -> bool:
