@@ -12,6 +12,7 @@ so a crash between the two never posts twice and loses nothing.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import logging
 import os
 import threading
@@ -41,7 +42,7 @@ class WinellBot:
     """Walks the due pages once. Collaborators are injected (see :mod:`winellbot.factory`)."""
 
     def __init__(self, *, state: State, reader, writer, pipeline, search, fetcher, gates,
-                 settings, dry_run: bool = False) -> None:
+                 settings, dry_run: bool = False, clients: tuple = ()) -> None:
         self.state = state
         self.reader = reader
         self.writer = writer
@@ -51,12 +52,15 @@ class WinellBot:
         self.gates = gates
         self.settings = settings
         self.dry_run = dry_run
+        self.clients = clients  # model clients: told the run id, so their calls are recorded against it
 
     # -- the cycle -------------------------------------------------------
     def run(self, titles: list[str] | None = None, *, force: bool = False,
             stop: threading.Event | None = None) -> CycleReport:
         run_id = self.state.start_run(self.settings.pipeline.backend)
         report = CycleReport(run_id)
+        for client in self.clients:
+            client.run_id = run_id
         try:
             if not self.dry_run and not self.writer.shutoff_allows():
                 raise ShutoffError(f"the shutoff page {self.settings.wiki.shutoff} does not say 'run'")
@@ -137,7 +141,23 @@ class WinellBot:
         checked = self.gates.check(article, result.suggestions) if self.gates else result.suggestions
         result = replace(result, suggestions=tuple(checked))
         self.state.record_result(run_id, article.title, result)
+        self.record_sources(result)
         return result
+
+    def record_sources(self, result: PipelineResult) -> None:
+        """Put every source the navigator chose to read in state, so each run's sources can be seen.
+
+        A web fetcher records what it fetched itself (with its outcome); results that carried
+        their document (the local corpus) are recorded here, once, with status ``corpus``.
+        """
+        for step in result.steps:
+            doc = step.chosen.document if step.chosen is not None else None
+            if doc is None or not doc.url:
+                continue
+            self.state.record_source(doc.url, original_url=doc.url, title=doc.title, publisher=doc.publisher,
+                                     published=doc.published, status="corpus", error=None,
+                                     content_hash=hashlib.sha256(doc.text.encode("utf-8")).hexdigest(),
+                                     text=doc.text)
 
     def post(self, title: str, opted_in: bool) -> str | None:
         """Post this page's pending suggestions; returns the title of the page written, if any.

@@ -87,7 +87,13 @@ def build_client(settings: Settings, state: State | None, run_id: int | None):
     return ModelClient(backend, state=state, run_id=run_id, token_budget=s.token_budget)
 
 
-def build_pipeline(settings: Settings, *, state: State | None = None, run_id: int | None = None):
+def build_pipeline(settings: Settings, *, state: State | None = None, run_id: int | None = None,
+                   client=None, editor_client=None):
+    """The configured pipeline; ``client``/``editor_client`` reuse model clients built by the caller.
+
+    Passing the clients in lets the caller share them with the gates (the support judge) and
+    tell them the run id once the run has started.
+    """
     p = settings.pipeline
     if p.backend == "offline":
         from winellbot.pipeline.offline import build_offline_pipeline
@@ -97,14 +103,26 @@ def build_pipeline(settings: Settings, *, state: State | None = None, run_id: in
     if p.backend == "openai":
         from winellbot.pipeline.agent import build_agent_pipeline
 
-        client = build_client(settings, state, run_id)
+        client = client or build_client(settings, state, run_id)
+        editor_client = editor_client or build_editor_client(settings, state, run_id)
         return build_agent_pipeline(client, stage_models=settings.llm.stage_models,
                                     max_iterations=p.max_iterations, max_empty=p.max_empty,
-                                    max_suggestions=p.max_suggestions, editor_client=_editor_client(settings, state, run_id))
+                                    max_suggestions=p.max_suggestions, editor_client=editor_client)
     raise ConfigError(f"unknown pipeline backend {p.backend!r} (offline | openai)")
 
 
-def _editor_client(settings: Settings, state: State | None, run_id: int | None):
+def build_model_clients(settings: Settings, state: State | None, run_id: int | None = None) -> tuple:
+    """(client, editor_client) for a model pipeline; ``(None, None)`` for the offline one.
+
+    ``editor_client`` is None unless the editor runs on its own (transformers) backend.
+    """
+    if settings.pipeline.backend != "openai":
+        return None, None
+    return build_client(settings, state, run_id), build_editor_client(settings, state, run_id)
+
+
+def build_editor_client(settings: Settings, state: State | None, run_id: int | None):
+    """The editor's own client (a local transformers model), or None to use the main client."""
     if settings.llm.editor_backend != "transformers":
         return None
     from winellbot.llm.client import ModelClient
@@ -117,9 +135,11 @@ def _editor_client(settings: Settings, state: State | None, run_id: int | None):
 
 
 def build_gates(settings: Settings, state: State | None, client=None):
+    """The gate chain; with a model ``client`` it includes the model's support judge."""
     from winellbot.gates import default_gates
 
-    return default_gates(state=state, client=client)
+    judge_model = settings.llm.stage_models.get("judge", "") if client is not None else ""
+    return default_gates(state=state, client=client, judge_model=judge_model)
 
 
 @dataclass
