@@ -18,11 +18,12 @@ import os
 import threading
 import time
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from winellbot.article import parse_article
 from winellbot.errors import PostingRefused, ShutoffError, WinellbotError
 from winellbot.models import Article, PipelineResult
+from winellbot.pipeline.pipeline import propose_checked
 from winellbot.state.db import State
 
 log = logging.getLogger(__name__)
@@ -137,9 +138,8 @@ class WinellBot:
 
         row = self.state.page(article.title) or {}
         search = DatedSearch(self.search, since_for(self.settings, row.get("last_checked")))
-        result = self.pipeline.propose(article, search, self.fetcher)
-        checked = self.gates.check(article, result.suggestions) if self.gates else result.suggestions
-        result = replace(result, suggestions=tuple(checked))
+        result = propose_checked(self.pipeline, self.gates, article, search, self.fetcher,
+                                 limit=self.settings.pipeline.max_suggestions)
         self.state.record_result(run_id, article.title, result)
         self.record_sources(result)
         return result

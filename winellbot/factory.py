@@ -20,6 +20,11 @@ from winellbot.pipeline.interface import Fetcher, SearchBackend
 from winellbot.state.db import State
 
 
+# The pipeline proposes this many times the suggestions wanted, so that the ones a gate
+# stops leave room for the next best (see pipeline.propose_checked).
+CANDIDATES = 2
+
+
 def sample_dir() -> Path:
     """The bundled fictional sample data (articles and news)."""
     return Path(str(resources.files("winellbot") / "data" / "sample"))
@@ -98,7 +103,7 @@ def build_pipeline(settings: Settings, *, state: State | None = None, run_id: in
     if p.backend == "offline":
         from winellbot.pipeline.offline import build_offline_pipeline
 
-        return build_offline_pipeline(max_suggestions=p.max_suggestions, max_iterations=p.max_iterations,
+        return build_offline_pipeline(max_suggestions=CANDIDATES * p.max_suggestions, max_iterations=p.max_iterations,
                                       max_empty=p.max_empty)
     if p.backend == "openai":
         from winellbot.pipeline.agent import build_agent_pipeline
@@ -107,7 +112,7 @@ def build_pipeline(settings: Settings, *, state: State | None = None, run_id: in
         editor_client = editor_client or build_editor_client(settings, state, run_id)
         return build_agent_pipeline(client, stage_models=settings.llm.stage_models,
                                     max_iterations=p.max_iterations, max_empty=p.max_empty,
-                                    max_suggestions=p.max_suggestions, editor_client=editor_client)
+                                    max_suggestions=CANDIDATES * p.max_suggestions, editor_client=editor_client)
     raise ConfigError(f"unknown pipeline backend {p.backend!r} (offline | openai)")
 
 

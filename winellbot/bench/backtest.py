@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import json
 import logging
+from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from winellbot.bench.tasks import BotTask, Task, article_from_task, load_tasks
 from winellbot.errors import WinellbotError
 from winellbot.models import Document, Suggestion
-from winellbot.pipeline.pipeline import Pipeline
+from winellbot.pipeline.pipeline import Pipeline, propose_checked
 from winellbot.search.corpus import LocalCorpus
 
 log = logging.getLogger(__name__)
@@ -44,13 +45,22 @@ def oracle_view(task: Task) -> BotTask:
     return BotTask(title=task.title, wikitext=task.wikitext, documents=tuple(docs))
 
 
-def run_task(task_id: str, bot_task: BotTask, pipeline: Pipeline) -> list[dict]:
-    """The suggestions lines of one task (at most five, best first)."""
+def run_task(task_id: str, bot_task: BotTask, pipeline: Pipeline, gates=None,
+             gate_stats: Counter | None = None) -> list[dict]:
+    """The suggestions lines of one task (at most five that no gate stopped, best first).
+
+    ``gate_stats``, when given, counts per gate the suggestions it stopped (held or blocked).
+    """
     corpus = LocalCorpus()
     corpus.add(bot_task.documents)
     article = article_from_task(bot_task)
-    result = pipeline.propose(article, corpus)
-    return [suggestion_line(task_id, s) for s in result.suggestions[:MAX_PER_TASK]]
+    result = propose_checked(pipeline, gates, article, corpus, limit=MAX_PER_TASK)
+    if gate_stats is not None:
+        for s in result.suggestions:
+            gate_stats["checked"] += 1
+            for gate in sorted({f.gate for f in s.findings if f.severity in ("hold", "block")}):
+                gate_stats[gate] += 1
+    return [suggestion_line(task_id, s) for s in result.suggestions if not s.blocked]
 
 
 def suggestion_line(task_id: str, s: Suggestion) -> dict:
@@ -88,14 +98,25 @@ def run_tasks(
     pipeline_factory: Callable[[], Pipeline],
     oracle: bool = False,
     progress: bool = True,
+    gates="default",
+    gate_stats: Counter | None = None,
 ) -> list[dict]:
-    """As :func:`run_backtest`, on tasks already loaded."""
+    """As :func:`run_backtest`, on tasks already loaded.
+
+    ``gates``: the quality gates every suggestion passes, as in production ("default": the
+    standard chain without state or model; None: no gates). ``gate_stats`` is filled with
+    how many suggestions were checked and how many each gate stopped.
+    """
     pipeline = pipeline_factory()
+    if gates == "default":
+        from winellbot.gates import default_gates
+
+        gates = default_gates()
     lines: list[dict] = []
     for task in _progress(tasks, progress):
         view = oracle_view(task) if oracle else task.bot_view()
         try:
-            lines.extend(run_task(task.id, view, pipeline))
+            lines.extend(run_task(task.id, view, pipeline, gates, gate_stats))
         except WinellbotError as exc:
             log.warning("task %s failed: %s", task.id, exc)
     if output is not None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
 from winellbot.models import (
@@ -62,6 +62,24 @@ class Pipeline:
             edit=edit,
             update=update,
         )
+
+
+def propose_checked(pipeline: Pipeline, gates, article: Article, search: SearchBackend,
+                    fetcher: Fetcher | None = None, *, limit: int | None = None) -> PipelineResult:
+    """The production path from search to finished suggestions: the pipeline, then the gates.
+
+    The bot and the backtest both call this. ``gates`` (a :class:`winellbot.gates.GateChain`,
+    or None) attach findings; with ``limit``, the first ``limit`` suggestions that no gate
+    stopped are kept, followed by every stopped one (recorded for audit, never posted). The
+    pipeline may be built to propose more candidates than ``limit`` so that stopped ones
+    leave room for the next best.
+    """
+    result = pipeline.propose(article, search, fetcher)
+    checked = tuple(gates.check(article, result.suggestions)) if gates is not None else result.suggestions
+    if limit is not None:
+        passed = [s for s in checked if not s.blocked][:limit]
+        checked = tuple(passed + [s for s in checked if s.blocked])
+    return replace(result, suggestions=checked)
 
 
 def choose_paragraph(section: Section | None, update: Update) -> tuple[int | None, Paragraph | None]:
