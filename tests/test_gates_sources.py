@@ -107,3 +107,14 @@ def test_bad_severity_is_a_config_error(tmp_path):
     extra.write_text('[weird]\nseverity = "maybe"\n[weird.domains]\n"x.org" = "y"\n', "utf-8")
     with pytest.raises(ConfigError):
         load_domain_rules(str(extra))
+
+
+@pytest.mark.parametrize("url", [
+    "https://www.researchgate.net/publication/1_Harbour_museums",
+    "https://uni.academia.edu/paper/harbour",
+    "https://www.linkedin.com/in/someone",
+])
+def test_copies_and_self_descriptions_are_flagged_for_the_reviewer_not_stopped(url):
+    [finding] = check(url)
+    assert finding.severity == "flag"
+    assert "cite the original" in finding.message

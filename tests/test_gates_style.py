@@ -135,3 +135,15 @@ def test_person_words_inside_titles_pass(added):
 def test_person_words_opening_a_sentence_still_count():
     assert found("You should visit in 2020.") == {"second person": "block"}
     assert found("It said: We reopened in 2005.") == {"first person": "flag"}  # attributed
+
+
+@pytest.mark.parametrize("added", [
+    "Russian forces captured the industrial zone near mine #7 in January 2023.",
+    "The act created Business One Stop Shop (BOSS) services in every city.",
+])
+def test_names_and_ordinary_nouns_are_not_taken_for_words_to_watch(added):
+    assert found(added) == {}
+
+
+def test_lower_case_promotional_wording_still_blocks():
+    assert found("The centre is a one-stop shop for visitors.") == {"promotional": "block"}
