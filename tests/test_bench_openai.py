@@ -1,0 +1,152 @@
+"""`winellbot backtest --backend openai --judge model` through the CLI, with a scripted model server.
+
+The task is hand-made and fictional (the bench format, one article, two documents); the server
+answers every pipeline stage and the paper's judge, so the whole command runs offline.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from scripted_openai import Received, ScriptedOpenAI
+
+from winellbot.cli import main
+from winellbot.config import Settings, dump_settings
+from winellbot.state.db import State
+
+TITLE = "Brindle Ferry"
+WIKITEXT = """'''Brindle Ferry''' is a fictional ferry line across the Sallow Sound.
+
+== History ==
+The line opened in 1931 with one steam ferry.
+
+== Services ==
+Ferries sail every hour between Brindle and Marrow Point.
+"""
+NIGHT = {"id": "d1", "url": "https://news.example.org/brindle-night", "title": "Brindle Ferry starts night crossings",
+         "published": "2025-05-04",
+         "text": "Brindle Ferry began a night service to Oskar Island on 3 May 2025, the operator said. "
+                 "Two crossings a night will run until September."}
+FAIR = {"id": "d2", "url": "https://news.example.org/fair", "title": "Harbour fair draws crowds",
+        "published": "2025-05-05", "text": "A harbour fair in Marrow Point drew large crowds on Sunday."}
+HELD = "In May 2025 Brindle Ferry began a night service to Oskar Island."
+FACT = "From May 2025 the ferry also ran night crossings to Oskar Island."
+ATOMS = ["Brindle Ferry began a night service", "The service goes to Oskar Island", "It began in May 2025"]
+
+
+def write_task(folder: Path) -> None:
+    folder.mkdir()
+    task = {"format": "winell-backtest/1", "id": "brindle", "title": TITLE, "wikitext": WIKITEXT,
+            "documents": [NIGHT, FAIR],
+            "held_out": [{"section_path": ["Services"], "text": HELD, "supporting_document": "d1"}],
+            "document_origins": {"d1": "search", "d2": "distractor"}}
+    (folder / "brindle.json").write_text(json.dumps(task), encoding="utf-8")
+
+
+def model(req: Received) -> str:
+    text = req.text
+    if req.stage == "criteria":
+        return json.dumps({"sections": [{"section": "History", "criteria": "Openings and milestones."},
+                                        {"section": "Services", "criteria": "Routes and timetables."}]})
+    if req.stage == "navigator" and "Write the next search query" in text:
+        n = text.split("Queries already tried:")[1].split("Updates already kept:")[0].count("\n- ")
+        return json.dumps({"query": ["Brindle Ferry night service", "Brindle Ferry harbour"][min(n, 1)]
+                           + (f" {n}" if n > 1 else ""), "reason": "next"})
+    if req.stage == "navigator":
+        return json.dumps({"choice": 1, "reason": "top result"})
+    if req.stage == "extractor":
+        if NIGHT["url"] not in text:
+            return json.dumps({"updates": []})
+        return json.dumps({"updates": [{"fact": FACT, "section": "Services", "event_date": "2025-05-03",
+                                        "quote": "Brindle Ferry began a night service to Oskar Island on 3 May 2025, "
+                                                 "the operator said. Two crossings a night will run",
+                                        "reason": "a new route"}]})
+    if req.stage == "aggregator":
+        return json.dumps({"action": "add", "reason": "a new route", "importance": 4})
+    if req.stage == "editor":
+        paragraph = text.split("Original paragraph:\n")[1].split("\n\nNews:")[0].strip()
+        return f"{paragraph} {FACT}"
+    if req.stage == "judge" and "atomic facts" in text:
+        return json.dumps({"facts": ATOMS})
+    if req.stage == "judge":
+        paragraph = text.split("Paragraph:\n")[-1]
+        return json.dumps({"judgments": [{"element": a, "thought": "compared",
+                                          "mentioned": "night crossings" in paragraph} for a in ATOMS]})
+    raise AssertionError(f"unexpected stage {req.stage!r}")
+
+
+@pytest.fixture
+def bench(tmp_path, monkeypatch):
+    monkeypatch.delenv("WINELLBOT_OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    write_task(tmp_path / "tasks")
+    with ScriptedOpenAI(model) as server:
+        s = Settings()
+        s.llm.base_url = server.base_url
+        s.llm.model = "scripted"
+        s.llm.stage_models = {"judge": "scripted-judge"}
+        s.state.path = str(tmp_path / "state.sqlite")
+        (tmp_path / "c.toml").write_text(dump_settings(s), encoding="utf-8")
+        yield {"tmp": tmp_path, "server": server, "config": str(tmp_path / "c.toml"), "state": s.state.path}
+
+
+def figures_from(out: str) -> dict:
+    return json.loads(out[re.search(r"^\{", out, re.MULTILINE).start():])
+
+
+def backtest(bench, *extra: str) -> int:
+    tmp = bench["tmp"]
+    return main(["backtest", str(tmp / "tasks"), "--output", str(tmp / "out.jsonl"), "--config", bench["config"],
+                 "--no-progress", *extra])
+
+
+def test_backtest_with_the_agent_and_the_model_judge(bench, capsys):
+    server = bench["server"]
+    assert backtest(bench, "--backend", "openai", "--judge", "model") == 0
+    figures = figures_from(capsys.readouterr().out)
+    assert (figures["c_soft"], figures["c_hard"], figures["s_acc"]) == (1.0, 1.0, 1.0)
+    lines = [json.loads(x) for x in (bench["tmp"] / "out.jsonl").read_text().splitlines()]
+    assert [(x["task"], x["section_path"], x["documents"]) for x in lines] == [("brindle", ["Services"], ["d1"])]
+    assert FACT in lines[0]["text"]
+    stages = server.stages()
+    assert {"criteria", "navigator", "extractor", "aggregator", "editor", "judge"} <= set(stages)
+    assert {r.body["model"] for r in server.requests if r.stage == "judge"} == {"scripted-judge"}
+    pipeline_text = "\n".join(r.text for r in server.requests if r.stage != "judge")
+    assert HELD not in pipeline_text and "distractor" not in pipeline_text  # scoring data stays out
+
+    state = State(bench["state"])
+    [run] = list(state.db["runs"].rows)
+    assert (run["backend"], run["status"]) == ("backtest:openai:model", "done")
+    calls = list(state.db["llm_calls"].rows_where("run_id = ?", [run["id"]]))
+    assert len(calls) == len(server.requests) and all(c["prompt_tokens"] > 0 for c in calls)
+
+    asked = len(server.requests)
+    assert backtest(bench, "--backend", "openai", "--judge", "model") == 0
+    assert figures_from(capsys.readouterr().out)["c_hard"] == 1.0
+    assert len(server.requests) == asked, "a re-run on the same tasks is served from the cache"
+
+
+def test_lexical_judge_asks_no_model_and_model_judge_scores_the_offline_pipeline(bench, capsys):
+    server = bench["server"]
+    assert backtest(bench, "--backend", "openai", "--judge", "lexical") == 0
+    capsys.readouterr()
+    assert "judge" not in server.stages()
+    asked = len(server.requests)
+    assert backtest(bench, "--backend", "offline", "--judge", "model") == 0
+    capsys.readouterr()
+    assert server.stages()[asked:] and set(server.stages()[asked:]) == {"judge"}
+
+
+def test_model_judge_without_a_reachable_model_config_is_a_clean_error(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("WINELLBOT_OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    write_task(tmp_path / "tasks")
+    s = Settings()
+    s.state.path = str(tmp_path / "state.sqlite")
+    (tmp_path / "c.toml").write_text(dump_settings(s), encoding="utf-8")  # api.openai.com, no key
+    code = main(["backtest", str(tmp_path / "tasks"), "--output", str(tmp_path / "o.jsonl"), "--config",
+                 str(tmp_path / "c.toml"), "--judge", "model", "--no-progress"])
+    assert code == 1
+    assert "needs WINELLBOT_OPENAI_API_KEY" in capsys.readouterr().err
