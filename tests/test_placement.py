@@ -1,0 +1,86 @@
+"""SectionPlacer: sentences go to the section whose words (and heading) they share."""
+from __future__ import annotations
+
+from winellbot.bench.tasks import parse_simple_article
+from winellbot.pipeline.placement import Placement, SectionPlacer, placer_for
+
+WIKITEXT = """The Example Festival is a music festival held in Riverton.
+
+== History ==
+The festival was founded in 1998 by the Riverton arts council. Attendance grew every year until 2010.
+
+== Lineup ==
+=== 2022 ===
+The 2022 edition featured Aurora Vale and the Night Owls. Tickets sold out in two hours.
+
+=== 2023 ===
+The 2023 edition was headlined by Marco Brandt. A storm cut the second day short.
+
+== Reception ==
+Critics praised the festival's small stages. The Riverton Gazette called it the best event of the summer.
+"""
+
+
+def placer() -> SectionPlacer:
+    return SectionPlacer(parse_simple_article("Example Festival", WIKITEXT))
+
+
+def test_sentence_goes_to_section_sharing_its_words():
+    p = placer().place("Critics from the Gazette praised the new stages again.")
+    assert isinstance(p, Placement)
+    assert p.section_path == ("Reception",)
+    assert p.score > 0
+    assert "Reception" in p.reason
+
+
+def test_deepest_section_is_chosen_for_subsection_facts():
+    p = placer().place("Marco Brandt returned after the storm of the 2023 edition.")
+    assert p.section_path == ("Lineup", "2023")
+
+
+FILM = """Lead.
+
+== Release ==
+The film premiered in Rome in May 2021. It opened across Italy in June 2021 with a gala.
+
+== Casting ==
+Jane Doe joined the production first. Tom Roe signed on later.
+"""
+
+
+def test_word_of_the_heading_outweighs_a_few_shared_words():
+    sentence = "Casting calls were held in Rome in May 2021."
+    article = parse_simple_article("Film", FILM)
+    without = SectionPlacer(article, heading_bonus=0.0).place(sentence)
+    assert without.section_path == ("Release",)
+    assert "heading" not in without.reason
+    with_bonus = SectionPlacer(article, heading_bonus=0.2).place(sentence)
+    assert with_bonus.section_path == ("Casting",)
+    assert "1 word(s) of its heading" in with_bonus.reason
+
+
+def test_context_helps_a_short_candidate():
+    short = "It was cancelled."
+    assert placer().place(short).section_path == ()
+    p = placer().place(short, context="Marco Brandt headlined the 2023 edition before the storm.")
+    assert p.section_path == ("Lineup", "2023")
+
+
+def test_nothing_shared_goes_to_the_lead():
+    p = placer().place("Quantum chromodynamics explains gluons.")
+    assert p.section_path == ()
+    assert p.score == 0.0
+    assert "lead" in p.reason
+
+
+def test_lead_and_empty_sections_are_never_chosen():
+    article = parse_simple_article("X", "Lead about Riverton stages.\n\n== Empty ==\n\n== Stages ==\nRiverton has stages.\n")
+    p = SectionPlacer(article).place("Riverton stages were rebuilt.")
+    assert p.section_path == ("Stages",)
+
+
+def test_placer_for_reuses_one_placer_per_article():
+    article = parse_simple_article("Example Festival", WIKITEXT)
+    assert placer_for(article) is placer_for(article)
+    other = parse_simple_article("Example Festival", WIKITEXT + "\n== More ==\nMore text here.\n")
+    assert placer_for(other) is not placer_for(article)
