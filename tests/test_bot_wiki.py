@@ -192,3 +192,19 @@ def test_sigkill_while_posting_never_posts_twice_and_loses_nothing(scene, site, 
     assert found <= posted, "everything found before the crash was posted after it"
     for sid in posted:  # including what the second run found for the page it had not reached
         assert texts.count(f"<!-- winellbot-suggestion:{sid} -->") == 1, sid
+
+
+def test_pywikibot_simulate_writes_nothing_and_keeps_suggestions_pending(scene, site, tmp_path):
+    import pywikibot
+
+    s = scene["settings"]
+    config = tmp_path / "winellbot.toml"
+    config.write_text(dump_settings(s), encoding="utf-8")
+    cmd = [sys.executable, "-m", "winellbot.cli", "once", "--config", str(config),
+           f"-page:{scene['opted']}", f"-page:{scene['listed']}", "-simulate"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "winellbot-suggestion" not in pywikibot.Page(site, f"Talk:{scene['opted']}").text
+    assert not pywikibot.Page(site, f"{s.wiki.queue}/{scene['listed']}").exists()
+    state = State(s.state.path)
+    assert state.suggestions(status="proposed") and not state.suggestions(status="posted")

@@ -180,6 +180,11 @@ class WinellBot:
             outcome = self.writer.post_queue(self.queue_page(title), body, ids)
         _pause_for_crash_tests()
         done = list(outcome.posted_ids) + list(outcome.skipped_ids)
+        if _simulating():
+            # Pywikibot's -simulate answered the save without writing: nothing is posted, so the
+            # suggestions stay pending for a real run.
+            log.info("%s: simulated post of %d suggestion(s) to %s", title, len(outcome.posted_ids), outcome.target)
+            return None
         if done:
             self.state.record_post(done, outcome.target, outcome.revid, outcome.section_title)
         log.info("%s: %s, %d posted to %s, %d already there", title, outcome.mode, len(outcome.posted_ids),
@@ -203,6 +208,12 @@ class WinellBot:
                 self.state.set_status(sid, status, "set by a reviewer on the wiki")
                 changed += 1
         return changed
+
+
+def _simulating() -> bool:
+    import pywikibot
+
+    return bool(pywikibot.config.simulate)
 
 
 def _pause_for_crash_tests() -> None:
