@@ -217,3 +217,25 @@ def test_config_file_round_trips_the_model_settings(tmp_path):
     loaded = load_settings(path)
     assert (loaded.pipeline.backend, loaded.llm.base_url) == ("openai", "http://127.0.0.1:9/v1")
     assert loaded.llm.stage_models == {"criteria": "big", "judge": "small"}
+
+
+def test_sources_the_navigator_chose_are_recorded_once_with_their_fields():
+    """Corpus results carry their document and are recorded as ``corpus``; web results are the fetcher's."""
+    from winellbot.bot import WinellBot
+    from winellbot.models import Document, NavigationStep, PipelineResult, SearchResult
+
+    state = State()
+    doc = Document("n1", "https://news.example.org/a", "A title", "Some text.", "2026-01-02", "Gazette")
+    state.record_source("https://web.example.org/b", status="ok", title="Fetched", text="fetched text")
+    steps = (NavigationStep("q1", SearchResult(doc.url, doc.title, document=doc)),
+             NavigationStep("q2", SearchResult("https://web.example.org/b", "Fetched")),  # fetched: not ours
+             NavigationStep("q3", None))
+    bot = WinellBot(state=state, reader=None, writer=None, pipeline=None, search=None, fetcher=None,
+                    gates=None, settings=Settings())
+    bot.record_sources(PipelineResult(suggestions=(), steps=steps))
+    bot.record_sources(PipelineResult(suggestions=(), steps=steps[:1]))  # a later run: still one row
+    assert state.db["sources"].count == 2
+    row = state.source(doc.url)
+    assert (row["status"], row["title"], row["publisher"], row["published"], row["text"]) == (
+        "corpus", "A title", "Gazette", "2026-01-02", "Some text.")
+    assert state.source("https://web.example.org/b")["status"] == "ok"

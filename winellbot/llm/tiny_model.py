@@ -5,7 +5,7 @@ model: config, safetensors weights, a fast tokenizer and a chat template. Tests 
 editor through :class:`winellbot.llm.transformers_backend.TransformersBackend`, and the README uses
 it to show the local-editor setup without downloading anything::
 
-    python -c "from winellbot.llm.tiny_model import build_tiny_model; build_tiny_model('tiny-editor')"
+    python -m winellbot.llm.tiny_model tiny-editor
 """
 from __future__ import annotations
 
@@ -56,3 +56,20 @@ def build_tiny_model(path: str | Path, *, seed: int = 0, chat_template: bool = T
     )
     LlamaForCausalLM(config).save_pretrained(str(path))
     return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m winellbot.llm.tiny_model DIR [--seed N]``: build the tiny model into DIR."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m winellbot.llm.tiny_model",
+                                     description="Build a tiny random Llama editor model offline (for tests and demos).")
+    parser.add_argument("dir", help="folder to write the model and tokenizer to")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    print(build_tiny_model(args.dir, seed=args.seed))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
