@@ -105,8 +105,10 @@ def backtest(bench, *extra: str) -> int:
 def test_backtest_with_the_agent_and_the_model_judge(bench, capsys):
     server = bench["server"]
     assert backtest(bench, "--backend", "openai", "--judge", "model") == 0
-    figures = figures_from(capsys.readouterr().out)
+    out = capsys.readouterr().out
+    figures = figures_from(out)
     assert (figures["c_soft"], figures["c_hard"], figures["s_acc"]) == (1.0, 1.0, 1.0)
+    assert "gates: 1 suggestion(s) checked; stopped: none" in out
     lines = [json.loads(x) for x in (bench["tmp"] / "out.jsonl").read_text().splitlines()]
     assert [(x["task"], x["section_path"], x["documents"]) for x in lines] == [("brindle", ["Services"], ["d1"])]
     assert FACT in lines[0]["text"]

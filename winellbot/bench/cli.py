@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import argparse
-from collections import Counter
 import dataclasses
 import datetime as dt
 import json
 import sys
+from collections import Counter
 
 from winellbot.errors import ConfigError
 
@@ -97,10 +97,12 @@ def run(args: argparse.Namespace) -> int:
         client = factory.build_client(settings, state, run_id)
     judge = model_judge(settings, state, run_id) if args.judge == "model" else None
     status = "failed"
+    gate_stats: Counter = Counter()
     try:
         lines = run_tasks(tasks, args.output,
                           pipeline_factory=pipeline_factory(args.backend, settings=settings, client=client),
-                          oracle=args.oracle, progress=not args.no_progress and sys.stderr.isatty())
+                          oracle=args.oracle, progress=not args.no_progress and sys.stderr.isatty(),
+                          gate_stats=gate_stats)
         figures = score(tasks, lines, judge=judge)
         status = "done"
     finally:
@@ -108,6 +110,9 @@ def run(args: argparse.Namespace) -> int:
             state.finish_run(run_id, status, pages=len(tasks))
     name = f"{args.backend}{' oracle' if args.oracle else ''}{' (model judge)' if judge else ''}"
     print(table({name: figures}))
+    checked = gate_stats.pop("checked", 0)
+    print(f"gates: {checked} suggestion(s) checked; stopped: "
+          + (", ".join(f"{gate} {n}" for gate, n in gate_stats.most_common()) or "none"))
     print(json.dumps(figures, indent=2))
     if args.report:
         for path in write_report({name: figures}, args.report):
