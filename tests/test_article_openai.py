@@ -105,7 +105,8 @@ def town(local_wiki, make_page, tmp_path, monkeypatch):
     corpus = tmp_path / "news"
     corpus.mkdir()
     slug = name.lower().replace(" ", "-")
-    docs = news(name, slug, dt.date.today().isoformat())  # today: still new after the first run's check
+    # dated today (UTC, as the state's last check is): still new after the first run's check
+    docs = news(name, slug, dt.datetime.now(dt.timezone.utc).date().isoformat())
     (corpus / "news.jsonl").write_text("\n".join(json.dumps(d) for d in docs), encoding="utf-8")
     server = ScriptedOpenAI(TownModel(name)).start()
     s = Settings()
