@@ -41,3 +41,16 @@ def test_secrets_come_from_the_environment(monkeypatch):
     monkeypatch.setenv("WINELLBOT_OPENAI_API_KEY", "k")
     s = load_settings(overrides={})
     assert s.bot_password == "s3cret" and s.llm.api_key == "k"
+
+
+def test_agent_with_the_offline_editor_and_a_bad_editor_backend(monkeypatch):
+    from winellbot import factory
+    from winellbot.errors import ConfigError
+    from winellbot.pipeline.offline import OfflineEditor
+
+    monkeypatch.setenv("WINELLBOT_OPENAI_API_KEY", "k")
+    s = load_settings(overrides={"pipeline": {"backend": "openai"}, "llm": {"editor_backend": "offline"}})
+    assert isinstance(factory.build_pipeline(s).editor, OfflineEditor)
+    s.llm.editor_backend = "telepathy"
+    with pytest.raises(ConfigError, match="editor_backend"):
+        factory.build_pipeline(s)

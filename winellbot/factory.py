@@ -103,16 +103,25 @@ def build_pipeline(settings: Settings, *, state: State | None = None, run_id: in
     if p.backend == "offline":
         from winellbot.pipeline.offline import build_offline_pipeline
 
-        return build_offline_pipeline(max_suggestions=CANDIDATES * p.max_suggestions, max_iterations=p.max_iterations,
-                                      max_empty=p.max_empty)
+        return build_offline_pipeline(max_suggestions=CANDIDATES * p.max_suggestions,
+                                      max_iterations=p.max_iterations, max_empty=p.max_empty)
     if p.backend == "openai":
         from winellbot.pipeline.agent import build_agent_pipeline
 
         client = client or build_client(settings, state, run_id)
         editor_client = editor_client or build_editor_client(settings, state, run_id)
-        return build_agent_pipeline(client, stage_models=settings.llm.stage_models,
-                                    max_iterations=p.max_iterations, max_empty=p.max_empty,
-                                    max_suggestions=CANDIDATES * p.max_suggestions, editor_client=editor_client)
+        pipeline = build_agent_pipeline(client, stage_models=settings.llm.stage_models,
+                                        max_iterations=p.max_iterations, max_empty=p.max_empty,
+                                        max_suggestions=CANDIDATES * p.max_suggestions,
+                                        editor_client=editor_client)
+        editor = settings.llm.editor_backend
+        if editor == "offline":  # the agent finds and places updates; code appends them
+            from winellbot.pipeline.offline import OfflineEditor
+
+            pipeline.editor = OfflineEditor()
+        elif editor not in ("llm", "transformers"):
+            raise ConfigError(f"unknown llm.editor_backend {editor!r} (llm | transformers | offline)")
+        return pipeline
     raise ConfigError(f"unknown pipeline backend {p.backend!r} (offline | openai)")
 
 
