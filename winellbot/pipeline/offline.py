@@ -47,6 +47,7 @@ from winellbot.pipeline.interface import (
 )
 from winellbot.pipeline.loop import UpdateAggregationLoop
 from winellbot.pipeline.pipeline import Pipeline
+from winellbot.pipeline.placement import placer_for
 from winellbot.text import content_tokens, split_sentences, words
 
 # Words that mark page furniture rather than reporting.
@@ -221,7 +222,9 @@ class OfflineExtractor(Extractor):
             if any(unit.start < e and s < unit.end for s, e in taken):
                 continue
             taken.append((unit.start, unit.end))
-            path, fit = self._place(prof, doc_words, unit)
+            near = " ".join(doc_words[max(0, unit.start - self.context): unit.end + self.context])
+            placed = placer_for(article).place(unit.quote, near)
+            path, fit = placed.section_path, placed.score
             reason = (f"{n_new} content words the article lacks, {weight:.1f} weight of its vocabulary; "
                       f"neighbourhood fits section {' > '.join(path) or 'lead'} ({fit:.2f})")
             updates.append(Update(text=unit.text, section_path=path, quote=unit.quote, document=document,
