@@ -1,5 +1,4 @@
 """SQLite state: migrations, the suggestion lifecycle, transactions."""
-import sqlite3
 
 import pytest
 

@@ -7,6 +7,7 @@ from typing import Any
 import requests
 
 from winellbot.errors import SearchError
+from winellbot.models import SearchResult
 
 DEFAULT_USER_AGENT = "winellbot/0.1 (Wikipedia update suggestions for human review)"
 
@@ -34,3 +35,23 @@ def get_json(session: requests.Session, url: str, *, params: dict[str, Any], bac
     except ValueError as exc:
         # GDELT, for one, answers errors ("phrase too short", rate limits) as plain text with 200.
         raise SearchError(f"{backend}: not JSON: {resp.text[:200].strip()}") from exc
+
+
+def parse_results(data: Any, *, backend: str, limit: int, snippet: str, published: str,
+                  date=lambda value: value) -> list[SearchResult]:
+    """``data["results"]`` as SearchResults: items without a URL are skipped, at most ``limit``.
+
+    Backends name the snippet and date fields differently (``snippet``, ``published``);
+    ``date`` converts the date field's value.
+    """
+    items = data.get("results", []) if isinstance(data, dict) else []
+    results: list[SearchResult] = []
+    for item in items:
+        if not isinstance(item, dict) or not item.get("url"):
+            continue
+        results.append(SearchResult(url=item["url"], title=strip_tags(item.get("title")),
+                                    snippet=strip_tags(item.get(snippet)), published=date(item.get(published)),
+                                    backend=backend, rank=len(results)))
+        if len(results) >= limit:
+            break
+    return results

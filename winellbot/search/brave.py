@@ -18,7 +18,7 @@ import requests
 from winellbot.errors import ConfigError
 from winellbot.models import SearchResult
 from winellbot.pipeline.interface import SearchBackend
-from winellbot.search._web import DEFAULT_USER_AGENT, get_json, strip_tags
+from winellbot.search._web import DEFAULT_USER_AGENT, get_json, parse_results
 from winellbot.search.filters import iso_date, parse_date
 
 MAX_COUNT = 50
@@ -67,15 +67,5 @@ class BraveNewsSearch(SearchBackend):
         headers = {"Accept": "application/json", "X-Subscription-Token": self.api_key}
         data = get_json(self.session, self.base_url, params=self.build_params(query, since=since, limit=limit),
                         headers=headers, backend=self.name, timeout=self.timeout)
-        items = data.get("results", []) if isinstance(data, dict) else []
-        results = []
-        for item in items:
-            if not isinstance(item, dict) or not item.get("url"):
-                continue
-            results.append(SearchResult(url=item["url"], title=strip_tags(item.get("title")),
-                                        snippet=strip_tags(item.get("description")),
-                                        published=iso_date(item.get("page_age")),
-                                        backend=self.name, rank=len(results)))
-            if len(results) >= limit:
-                break
-        return results
+        return parse_results(data, backend=self.name, limit=limit, snippet="description", published="page_age",
+                             date=iso_date)

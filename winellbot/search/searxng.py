@@ -17,7 +17,7 @@ import requests
 from winellbot.errors import ConfigError
 from winellbot.models import SearchResult
 from winellbot.pipeline.interface import SearchBackend
-from winellbot.search._web import DEFAULT_USER_AGENT, get_json, strip_tags
+from winellbot.search._web import DEFAULT_USER_AGENT, get_json, parse_results
 from winellbot.search.filters import iso_date, parse_date
 
 # Smallest SearXNG time range that still covers a window of so many days.
@@ -78,15 +78,5 @@ class SearxngSearch(SearchBackend):
         """Results for ``query`` in SearXNG's order; SearXNG has no count parameter, so cut here."""
         data = get_json(self.session, f"{self.base_url}/search", params=self.build_params(query, since=since),
                         headers={"Accept": "application/json"}, backend=self.name, timeout=self.timeout)
-        items = data.get("results", []) if isinstance(data, dict) else []
-        results = []
-        for item in items:
-            if not isinstance(item, dict) or not item.get("url"):
-                continue
-            results.append(SearchResult(url=item["url"], title=strip_tags(item.get("title")),
-                                        snippet=strip_tags(item.get("content")),
-                                        published=iso_date(item.get("publishedDate")),
-                                        backend=self.name, rank=len(results)))
-            if len(results) >= limit:
-                break
-        return results
+        return parse_results(data, backend=self.name, limit=limit, snippet="content", published="publishedDate",
+                             date=iso_date)
