@@ -84,3 +84,27 @@ def test_placer_for_reuses_one_placer_per_article():
     assert placer_for(article) is placer_for(article)
     other = parse_simple_article("Example Festival", WIKITEXT + "\n== More ==\nMore text here.\n")
     assert placer_for(other) is not placer_for(article)
+
+
+SOURCE = ("Officials said the venue will move to a new site next year. "
+          "Marco Brandt was the headliner when a storm cut the second day short. "
+          "The council confirmed the change on Monday.")
+
+
+def test_source_words_around_a_passage_point_to_its_section():
+    passage = "The council confirmed the change on Monday."
+    article = parse_simple_article("Example Festival", WIKITEXT)
+    alone = SectionPlacer(article).place(passage)
+    assert alone.section_path != ("Lineup", "2023")
+    placed = SectionPlacer(article).place(passage, document_text=SOURCE)
+    assert placed.section_path == ("Lineup", "2023")
+    assert "around it in the source" in placed.reason
+    # Weight 0: the document is ignored.
+    assert SectionPlacer(article, window_weight=0.0).place(passage, document_text=SOURCE) == alone
+
+
+def test_a_passage_not_found_in_the_document_is_placed_on_its_own_words():
+    article = parse_simple_article("Example Festival", WIKITEXT)
+    passage = "Critics from the Gazette praised the new stages again."
+    p = SectionPlacer(article).place(passage, document_text=SOURCE)
+    assert p.section_path == ("Reception",)
