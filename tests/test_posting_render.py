@@ -221,7 +221,7 @@ def test_render_section_and_split_blocks():
 def test_render_queue_entry_has_a_heading_inside_its_markers():
     s = _suggestion()
     entry = render_queue_entry(s, bot_user="WinellBot")
-    lines = entry.splitlines()
+    lines = [line for line in entry.splitlines() if line]
     assert lines[0] == marker(s.id)
     assert lines[1] == "== [[:Acme Corporation]]: History › 2020s =="
     _, blocks, _ = split_blocks(entry)

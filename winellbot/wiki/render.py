@@ -92,7 +92,8 @@ def render_suggestion(s: Suggestion, *, bot_user: str, heading: str | None = Non
         "Please read the source before changing the article. To record your decision, set "
         "<code>status=accepted</code> or <code>status=rejected</code> in the box above.''")
     lines.append(end_marker(s.id))
-    return "\n".join(lines) + "\n"
+    # Blank lines: MediaWiki joins single-newline lines into one paragraph.
+    return "\n\n".join(lines) + "\n"
 
 
 def render_section(suggestions: Sequence[Suggestion], *, bot_user: str) -> str:
