@@ -66,7 +66,7 @@ def demo_main(args) -> int:
     bot = commands.build_bot(settings, state)
     report = bot.run(force=True)
     commands.print_report(report)
-    _print_pages(wiki, settings, report)
+    _print_pages(wiki, settings, report, directory)
     return 0 if not report.counter["errors"] and not report.stopped else 1
 
 
@@ -88,7 +88,7 @@ def _load_samples(wiki, directory: Path) -> Settings:
     return demo_settings(wiki, directory, watchlist, shutoff)
 
 
-def _print_pages(wiki, settings: Settings, report) -> None:
+def _print_pages(wiki, settings: Settings, report, directory: Path) -> None:
     print()
     print("Pages the bot wrote (open them in a browser):")
     for title in report.written or []:
@@ -99,4 +99,5 @@ def _print_pages(wiki, settings: Settings, report) -> None:
     print(f"Shutoff page:      {wiki.page_url(settings.wiki.shutoff)}")
     print(f"State database:    {settings.state.path}  (winellbot status --config "
           f"{Path(settings.state.path).parent / 'winellbot.toml'})")
-    print(f"The wiki keeps running at {wiki.base_url}; stop it with: winellbot demo --stop")
+    stop = "winellbot demo --stop" + ("" if directory == Path("var/demo").resolve() else f" --dir {directory}")
+    print(f"The wiki keeps running at {wiki.base_url}; stop it with: {stop}")
