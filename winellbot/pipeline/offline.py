@@ -223,7 +223,7 @@ class OfflineExtractor(Extractor):
                 continue
             taken.append((unit.start, unit.end))
             near = " ".join(doc_words[max(0, unit.start - self.context): unit.end + self.context])
-            placed = placer_for(article).place(unit.quote, near)
+            placed = placer_for(article).place(unit.quote, near, document_text=document.text)
             path, fit = placed.section_path, placed.score
             reason = (f"{n_new} content words the article lacks, {weight:.1f} weight of its vocabulary; "
                       f"neighbourhood fits section {' > '.join(path) or 'lead'} ({fit:.2f})")
