@@ -18,7 +18,9 @@ backtest`` (see :mod:`winellbot.bench`).
 """
 from __future__ import annotations
 
+import bisect
 import datetime as dt
+import functools
 import math
 import re
 from collections import Counter
@@ -175,10 +177,16 @@ class OfflineNavigator(Navigator):
         return NavigationStep(queries[-1], None, "every result of every query has been read")
 
 
+@functools.lru_cache(maxsize=4096)
+def _token_set(text: str) -> frozenset[str]:
+    """The content tokens of a text, cached: the loop compares the same updates many times."""
+    return frozenset(content_tokens(text))
+
+
 def _ignored_terms(memory: Memory) -> set[str]:
     """Terms that only ignored updates carried: searching them again would find the same things."""
-    kept = {t for u in memory.kept for t in content_tokens(u.text)}
-    ignored = Counter(t for d in memory.decisions if d.action == "ignore" for t in content_tokens(d.update.text))
+    kept = {t for u in memory.kept for t in _token_set(u.text)}
+    ignored = Counter(t for d in memory.decisions if d.action == "ignore" for t in _token_set(d.update.text))
     return {t for t, c in ignored.items() if c >= 2 and t not in kept}
 
 
@@ -231,8 +239,9 @@ class OfflineExtractor(Extractor):
         prof = profile(article)
         doc_words = words(document.text)
         tokens = _word_tokens(doc_words)
-        units = _sentence_units(document.text, self.window, doc_words, tokens) if is_cased(document.text) else \
-            _window_units(doc_words, self.window, self.step, prof.casing, tokens)
+        sums = _piece_sums(doc_words)
+        units = _sentence_units(document.text, self.window, sums, tokens) if is_cased(document.text) else \
+            _window_units(doc_words, self.window, self.step, prof.casing, sums, tokens)
         short = len(units) <= 3
         scored = [s for s in (self._score(prof, u, short) for u in units) if s is not None]
         scored.sort(key=lambda x: -x.score)
@@ -282,15 +291,17 @@ _PIECE = re.compile(r"\w+")
 _PERSON = frozenset("i me my mine we us our ours you your yours".split())
 
 
-def _fit(doc_words: list[str], start: int, end: int, budget: int) -> int:
-    """The end of the longest span from ``start`` whose word pieces (``COVID-19`` counts two,
-    as strictly as the copying gate counts) stay within ``budget``."""
-    used = 0
-    for k in range(start, end):
-        used += max(1, len(_PIECE.findall(doc_words[k])))
-        if used > budget:
-            return k
-    return end
+def _piece_sums(doc_words: list[str]) -> list[int]:
+    """Prefix sums of word pieces (``COVID-19`` counts two, as strictly as the copying gate counts)."""
+    sums = [0]
+    for w in doc_words:
+        sums.append(sums[-1] + max(1, len(_PIECE.findall(w))))
+    return sums
+
+
+def _fit(sums: list[int], start: int, end: int, budget: int) -> int:
+    """The end of the longest span from ``start`` (at most ``end``) within ``budget`` pieces."""
+    return min(end, bisect.bisect_right(sums, sums[start] + budget) - 1)
 
 
 def _prose(text: str) -> float:
@@ -329,7 +340,7 @@ def is_cased(text: str) -> bool:
     return letters > 0 and upper / letters > 0.01 and stops >= 1 and stops * 80 > len(sample.split())
 
 
-def _sentence_units(text: str, max_words: int, doc_words: list[str], tokens: list[tuple[str, ...]]) -> list[_Unit]:
+def _sentence_units(text: str, max_words: int, sums: list[int], tokens: list[tuple[str, ...]]) -> list[_Unit]:
     """Each sentence of a cased page's prose lines, alone and joined with the sentences after
     it on its line while they fit in ``max_words``."""
     spans: list[tuple[int, int, str]] = []
@@ -348,31 +359,32 @@ def _sentence_units(text: str, max_words: int, doc_words: list[str], tokens: lis
         first = sentence.lstrip("\"'\u201c\u2018(")[:1]
         if not (first.isupper() or first.isdigit()):
             continue
-        units.append(_make_unit([sentence], start, tokens, max_words))
+        units.append(_make_unit([sentence], start, sums, tokens, max_words))
         run, j = [sentence], i
         while j + 1 < len(spans) and spans[j + 1][0] == spans[j][1] and \
-                _fit(doc_words, start, spans[j + 1][1], max_words) == spans[j + 1][1]:
+                _fit(sums, start, spans[j + 1][1], max_words) == spans[j + 1][1]:
             j += 1
             run.append(spans[j][2])
         if len(run) > 1:
-            units.append(_make_unit(run, start, tokens, max_words))
+            units.append(_make_unit(run, start, sums, tokens, max_words))
     return units
 
 
-def _make_unit(sentences: list[str], start: int, tokens: list[tuple[str, ...]], max_words: int) -> _Unit:
+def _make_unit(sentences: list[str], start: int, sums: list[int], tokens: list[tuple[str, ...]],
+               max_words: int) -> _Unit:
     quote = " ".join(sentences)
     split = quote.split()
-    kept = split[: _fit(split, 0, len(split), max_words)]
+    kept = split[: _fit(sums, start, start + len(split), max_words) - start]
     return _Unit(text=safe_text(" ".join(kept)), quote=quote, start=start, end=start + len(kept),
                  tokens=_span_tokens(tokens, start, start + len(kept)))
 
 
 def _window_units(doc_words: list[str], size: int, step: int, casing: dict[str, str],
-                  tokens: list[tuple[str, ...]]) -> list[_Unit]:
+                  sums: list[int], tokens: list[tuple[str, ...]]) -> list[_Unit]:
     """Overlapping word windows of an uncased text, with case restored from the article."""
     units = []
     for start in range(0, max(1, len(doc_words) - size // 2), step):
-        chunk = doc_words[start: _fit(doc_words, start, min(len(doc_words), start + size), size)]
+        chunk = doc_words[start: _fit(sums, start, min(len(doc_words), start + size), size)]
         if len(chunk) < 8:
             continue
         units.append(_Unit(text=safe_text(recase(chunk, casing)), quote=" ".join(chunk), start=start,
@@ -408,7 +420,7 @@ class OfflineAggregator(Aggregator):
         self.same_fact = same_fact
 
     def aggregate(self, article: Article, update: Update, kept: tuple[Update, ...]) -> Decision:
-        toks = set(content_tokens(update.text))
+        toks = _token_set(update.text)
         if not toks:
             return Decision("ignore", update, "no content words")
         prof = profile(article)
@@ -417,7 +429,7 @@ class OfflineAggregator(Aggregator):
         if said >= self.stated:
             return Decision("ignore", update, f"the section already says {said:.0%} of it in one sentence")
         for other in kept:
-            theirs = set(content_tokens(other.text))
+            theirs = _token_set(other.text)
             overlap = len(toks & theirs) / max(1, min(len(toks), len(theirs)))
             if overlap < self.same_fact:
                 continue
