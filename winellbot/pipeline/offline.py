@@ -264,7 +264,7 @@ class OfflineExtractor(Extractor):
 
     def _score(self, prof: _Profile, unit: _Unit, short: bool) -> _Scored | None:
         toks = unit.tokens
-        if not toks or toks & BOILERPLATE or _speaks(unit.text):
+        if not toks or toks & BOILERPLATE or (not short and _speaks(unit.text)):
             return None
         known = toks & prof.vocabulary
         n_new = len(toks) - len(known)
@@ -310,7 +310,12 @@ def _prose(text: str) -> float:
     return sum(w.strip(".,;:\"'()") in STOP_WORDS for w in pieces) / max(1, len(pieces))
 
 
+_QUOTED = re.compile(r"\u201c[^\u201d]*\u201d|\"[^\"]*\"")
+
+
 def _speaks(text: str) -> bool:
+    """A first or second person word outside quotation marks."""
+    text = _QUOTED.sub(" ", text)
     return any(w.lower() in _PERSON and w != "US" for w in _PIECE.findall(text))
 
 
