@@ -83,7 +83,10 @@ class CopyingGate(Gate):
     name = "copying"
 
     def __init__(self, *, run_limit: int = 12, containment_limit: float = 0.6, flag_run: int = 8,
-                 flag_containment: float = 0.35, ngram: int = 5, max_quote_words: int = 60) -> None:
+                 flag_containment: float = 0.35, ngram: int = 5, max_quote_words: int = 100) -> None:
+        # max_quote_words: a quotation for the reviewer (flagged "paraphrase it") may be as long as
+        # a suggestion may be (100 added words); the talk page shows the same passage as the
+        # source's supporting quote anyway. Longer copied text is blocked.
         self.run_limit = run_limit
         self.containment_limit = containment_limit
         self.flag_run = flag_run
