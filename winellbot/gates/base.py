@@ -18,8 +18,10 @@ import logging
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from importlib import resources
 from pathlib import Path
 
+from winellbot.errors import ConfigError
 from winellbot.models import Article, GateFinding, Severity, Suggestion
 
 log = logging.getLogger(__name__)
@@ -127,3 +129,20 @@ def default_gates(
 
         gates.insert(2, SupportJudge(client, model=judge_model))
     return GateChain(gates)
+
+
+def read_gate_data(shipped: str, path: str | Path | None, what: str) -> dict:
+    """A gate's TOML data: the file shipped in ``winellbot/data`` (``path`` None) or an operator's file."""
+    import tomllib
+
+    if path is None:
+        text = resources.files("winellbot").joinpath(f"data/{shipped}").read_text("utf-8")
+    else:
+        try:
+            text = Path(path).read_text("utf-8")
+        except OSError as exc:
+            raise ConfigError(f"cannot read {what} {path}: {exc}") from exc
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{what} {path or 'shipped'} is not valid TOML: {exc}") from exc

@@ -13,18 +13,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from winellbot.errors import ConfigError
-from winellbot.gates.base import SEVERITIES, Gate
+from winellbot.gates.base import SEVERITIES, Gate, read_gate_data
 from winellbot.models import Article, GateFinding, Suggestion
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
 
 
 _HOST = re.compile(r"[\w-]+(?:\.[\w-]+)*")
@@ -39,20 +33,6 @@ class DomainRule:
     severity: str  # a gate severity, or "none" for an allowed domain
     description: str
     reason: str
-
-
-def _read(path: str | Path | None) -> dict:
-    if path is None:
-        text = resources.files("winellbot").joinpath("data/domains.toml").read_text("utf-8")
-    else:
-        try:
-            text = Path(path).read_text("utf-8")
-        except OSError as exc:
-            raise ConfigError(f"cannot read domain list {path}: {exc}") from exc
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"domain list {path or 'shipped'} is not valid TOML: {exc}") from exc
 
 
 def _rules_from(data: dict, categories: dict[str, dict]) -> dict[str, DomainRule]:
@@ -75,9 +55,9 @@ def _rules_from(data: dict, categories: dict[str, dict]) -> dict[str, DomainRule
 def load_domain_rules(extra_path: str | None = None) -> dict[str, DomainRule]:
     """The shipped rules with an operator's file merged over them, keyed by domain."""
     categories: dict[str, dict] = {}
-    rules = _rules_from(_read(None), categories)
+    rules = _rules_from(read_gate_data("domains.toml", None, "domain list"), categories)
     if extra_path:
-        rules.update(_rules_from(_read(extra_path), categories))
+        rules.update(_rules_from(read_gate_data("domains.toml", extra_path, "domain list"), categories))
     return rules
 
 

@@ -13,18 +13,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 
 from winellbot.errors import ConfigError
-from winellbot.gates.base import SEVERITIES, Gate
+from winellbot.gates.base import SEVERITIES, Gate, read_gate_data
 from winellbot.gates.textnorm import STOP_WORDS, quoted_spans, strip_markup
 from winellbot.models import Article, GateFinding, Severity, Suggestion
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
 
 _ATTRIBUTION = re.compile(
     r"\b(?:said|says|told|tells|according\s+to|stated|states|wrote|writes|argued|argues|described|describes|"
@@ -97,26 +91,12 @@ def _compile(name: str, spec: dict) -> WordClass:
     )
 
 
-def _read_toml(path: str | Path | None) -> dict:
-    if path is None:
-        text = resources.files("winellbot").joinpath("data/words_to_watch.toml").read_text("utf-8")
-    else:
-        try:
-            text = Path(path).read_text("utf-8")
-        except OSError as exc:
-            raise ConfigError(f"cannot read words to watch file {path}: {exc}") from exc
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"words to watch file {path or 'shipped'} is not valid TOML: {exc}") from exc
-
-
 @lru_cache(maxsize=8)
 def load_word_classes(extra_path: str | None = None) -> tuple[WordClass, ...]:
     """The shipped classes, merged with an operator's file (terms added, settings overridden)."""
-    specs = {name: dict(spec) for name, spec in _read_toml(None).items()}
+    specs = {name: dict(spec) for name, spec in read_gate_data("words_to_watch.toml", None, "words to watch file").items()}
     if extra_path:
-        for name, spec in _read_toml(extra_path).items():
+        for name, spec in read_gate_data("words_to_watch.toml", extra_path, "words to watch file").items():
             merged = specs.setdefault(name, {})
             terms = merged.get("terms", []) if not spec.get("replace_terms") else []
             merged.update(spec)
