@@ -48,7 +48,7 @@ from winellbot.pipeline.interface import (
     SearchBackend,
 )
 from winellbot.pipeline.loop import UpdateAggregationLoop
-from winellbot.pipeline.pipeline import Pipeline
+from winellbot.pipeline.pipeline import Pipeline, per_article
 from winellbot.pipeline.placement import placer_for
 from winellbot.text import STOP_WORDS, content_tokens, split_sentences, words
 
@@ -77,20 +77,11 @@ class _Profile:
     section_tokens: tuple[tuple[SectionPath, frozenset[str]], ...]
 
 
-_PROFILES: dict[tuple[str, int], _Profile] = {}
 
 
+@per_article
 def profile(article: Article) -> _Profile:
-    """The cached profile of an article (keyed by title and wikitext hash)."""
-    key = (article.title, hash(article.wikitext))
-    if key not in _PROFILES:
-        if len(_PROFILES) > 64:
-            _PROFILES.clear()
-        _PROFILES[key] = _build_profile(article)
-    return _PROFILES[key]
-
-
-def _build_profile(article: Article) -> _Profile:
+    """The article's precomputed vocabulary, sentences and sections (cached per revision)."""
     sentences = []
     sections = []
     for sec in article.sections:

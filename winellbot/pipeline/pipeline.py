@@ -82,6 +82,26 @@ def propose_checked(pipeline: Pipeline, gates, article: Article, search: SearchB
     return replace(result, suggestions=checked)
 
 
+def per_article(build):
+    """``build(article)`` cached per article revision (title and wikitext), for the 64 latest articles.
+
+    The offline stages and the placer precompute per article; a cycle or backtest calls them
+    many times for the same article, and the cache must not grow with the watchlist.
+    """
+    cache: dict[tuple[str, int], object] = {}
+
+    def cached(article: Article):
+        key = (article.title, hash(article.wikitext))
+        if key not in cache:
+            if len(cache) >= 64:
+                cache.clear()
+            cache[key] = build(article)
+        return cache[key]
+
+    cached.__doc__ = build.__doc__
+    return cached
+
+
 def choose_paragraph(section: Section | None, update: Update) -> tuple[int | None, Paragraph | None]:
     """The paragraph of the section that shares most words with the update (None: a new one)."""
     if section is None or not section.paragraphs:

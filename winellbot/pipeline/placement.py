@@ -42,6 +42,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from winellbot.models import Article, SectionPath
+from winellbot.pipeline.pipeline import per_article
 from winellbot.text import content_tokens, split_sentences, words
 
 
@@ -139,17 +140,8 @@ class SectionPlacer:
         return frozenset(content_tokens(" ".join(span)))
 
 
-_PLACERS: dict[tuple[str, int], SectionPlacer] = {}
-
-
-def placer_for(article: Article) -> SectionPlacer:
-    """The placer of an article, built once and cached (keyed by title and wikitext hash)."""
-    key = (article.title, hash(article.wikitext))
-    if key not in _PLACERS:
-        if len(_PLACERS) > 64:
-            _PLACERS.clear()
-        _PLACERS[key] = SectionPlacer(article)
-    return _PLACERS[key]
+placer_for = per_article(SectionPlacer)
+"""The placer of an article, built once and cached per revision."""
 
 
 @dataclass(frozen=True)
