@@ -56,7 +56,6 @@ class Memory:
     read_urls: tuple[str, ...] = ()
     decisions: tuple[Decision, ...] = ()
     kept: tuple[Update, ...] = ()
-    seen_results: tuple[SearchResult, ...] = ()
 
 
 class CriteriaInducer(ABC):
