@@ -12,9 +12,9 @@ from winellbot.pipeline.offline import (
     OfflineNavigator,
     build_offline_pipeline,
     is_cased,
-    recase,
     safe_text,
 )
+from winellbot.pipeline.restore import recase
 from winellbot.search.corpus import LocalCorpus
 
 ARTICLE = parse_article("Harbour Bridge", (
@@ -75,6 +75,9 @@ def test_extractor_recases_lowercase_reference_text():
     assert "Harbour Bridge" in text or "Nordic Engineering" in text
     assert text[0].isupper() and text.endswith(".")
     assert updates[0].section_path == ("Design",)
+    assert "lost its case and punctuation" in updates[0].reason  # the reviewer is told
+    news = OfflineExtractor().extract(ARTICLE, criteria, NEWS)
+    assert news and not any("lost its case" in u.reason for u in news)
 
 
 def test_extractor_ignores_unrelated_documents():
@@ -114,6 +117,14 @@ def test_editor_appends_a_safe_sentence_with_cite_news():
 def test_recase_uses_the_articles_capitalisation():
     assert recase(["the", "harbour", "bridge", "in", "port", "town"], {"harbour": "Harbour", "port": "Port"}) \
         == "The Harbour bridge in Port town."
+
+
+def test_recase_restores_possessives_of_names_contractions_and_months():
+    casing = {"ethiopia": "Ethiopia", "addis": "Addis"}
+    assert recase("in march ethiopias ministry said it doesnt plan to close schools in addis".split(), casing) \
+        == "In March Ethiopia's ministry said it doesn't plan to close schools in Addis."
+    # A plural of an ordinary word is left alone: only names the article writes get an apostrophe.
+    assert recase(["the", "schools", "reopened"], casing) == "The schools reopened."
 
 
 def test_whole_pipeline_proposes_cited_suggestions():

@@ -50,6 +50,7 @@ from winellbot.pipeline.interface import (
 from winellbot.pipeline.loop import UpdateAggregationLoop
 from winellbot.pipeline.pipeline import Pipeline, per_article
 from winellbot.pipeline.placement import placer_for
+from winellbot.pipeline.restore import RESTORED_NOTE, name_casing, recase
 from winellbot.text import STOP_WORDS, content_tokens, split_sentences, words
 
 # Words that mark page furniture rather than reporting.
@@ -102,24 +103,10 @@ def profile(article: Article) -> _Profile:
     for i, (_, toks) in enumerate(sentences):
         for tok in toks:
             index.setdefault(tok, []).append(i)
-    return _Profile(vocabulary, tuple(sentences), tuple(sections), idf, _casing(article.plain_text),
+    return _Profile(vocabulary, tuple(sentences), tuple(sections), idf, name_casing(article.plain_text),
                     frozenset(content_tokens(article.title)), {t: tuple(ids) for t, ids in index.items()},
                     tuple(len(toks) for _, toks in sentences),
                     tuple((path, frozenset(bag)) for path, bag in sections))
-
-
-def _casing(text: str) -> dict[str, str]:
-    """The usual written form of each word the article capitalises mid-sentence (names, places)."""
-    seen: dict[str, Counter] = {}
-    for match in re.finditer(r"(?<![.!?]\s)(?<!^)\b([A-Za-z][\w'-]*)", text):
-        word = match.group(1)
-        seen.setdefault(word.lower(), Counter())[word] += 1
-    casing = {}
-    for low, forms in seen.items():
-        form, count = forms.most_common(1)[0]
-        if form != low and count > forms.get(low, 0):
-            casing[low] = form
-    return casing
 
 
 # --- criteria and navigation ---------------------------------------------------------------
@@ -237,7 +224,8 @@ class OfflineExtractor(Extractor):
         doc_words = words(document.text)
         tokens = _word_tokens(doc_words)
         sums = _piece_sums(doc_words)
-        units = _sentence_units(document.text, self.window, sums, tokens) if is_cased(document.text) else \
+        cased = is_cased(document.text)
+        units = _sentence_units(document.text, self.window, sums, tokens) if cased else \
             _window_units(doc_words, self.window, self.step, prof.casing, sums, tokens)
         short = len(units) <= 3
         scored = [s for s in (self._score(prof, u, short) for u in units) if s is not None]
@@ -252,7 +240,8 @@ class OfflineExtractor(Extractor):
             near = " ".join(doc_words[max(0, unit.start - self.context): unit.end + self.context])
             placed = placer_for(article).place(unit.quote, near, document_text=document.text)
             reason = (f"{item.new} content words the article lacks, {item.known} it has; contains "
-                      f"{item.stated:.0%} of an article sentence; {placed.reason}")
+                      f"{item.stated:.0%} of an article sentence; {placed.reason}"
+                      + ("" if cased else f"; {RESTORED_NOTE}"))
             updates.append(Update(text=unit.text, section_path=placed.section_path, quote=unit.quote,
                                   document=document, score=round(item.score, 4), reason=reason))
             if len(updates) >= self.per_document:
@@ -392,15 +381,6 @@ def _window_units(doc_words: list[str], size: int, step: int, casing: dict[str, 
         units.append(_Unit(text=safe_text(recase(chunk, casing)), quote=" ".join(chunk), start=start,
                            end=start + len(chunk), tokens=_span_tokens(tokens, start, start + len(chunk))))
     return units
-
-
-def recase(tokens: list[str], casing: dict[str, str]) -> str:
-    """Restore the case of lower-cased words from the article's usage and end with a full stop."""
-    out = [casing.get(w, "I" if w == "i" else w) for w in tokens]
-    if out:
-        out[0] = out[0][:1].upper() + out[0][1:]
-    text = " ".join(out).rstrip(" ,;:")
-    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 _UNSAFE = re.compile(r"[\[\]{}<>|~]|'{2,}|__|https?://\S+")
