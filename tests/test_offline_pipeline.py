@@ -121,8 +121,8 @@ def test_recase_uses_the_articles_capitalisation():
 
 def test_recase_restores_possessives_of_names_contractions_and_months():
     casing = {"ethiopia": "Ethiopia", "addis": "Addis"}
-    assert recase("in march ethiopias ministry said it doesnt plan to close schools in addis".split(), casing) \
-        == "In March Ethiopia's ministry said it doesn't plan to close schools in Addis."
+    assert recase("in april ethiopias ministry said it doesnt plan to close schools in addis".split(), casing) \
+        == "In April Ethiopia's ministry said it doesn't plan to close schools in Addis."
     # A plural of an ordinary word is left alone: only names the article writes get an apostrophe.
     assert recase(["the", "schools", "reopened"], casing) == "The schools reopened."
 
@@ -137,3 +137,7 @@ def test_whole_pipeline_proposes_cited_suggestions():
         assert "{{cite news" in s.edit.new_paragraph and "access-date=2024-05-01" in s.edit.new_paragraph
         assert s.section_path in (("History",), ("Design",))
     assert any(d.action == "add" for d in result.decisions)
+
+
+def test_recase_leaves_month_names_that_are_also_verbs():
+    assert recase("officials may march in may".split(), {}) == "Officials may march in may."
