@@ -75,7 +75,6 @@ class _Profile:
     title_tokens: frozenset[str]
     index: dict[str, tuple[int, ...]]          # content token -> ids of the sentences that have it
     sentence_sizes: tuple[int, ...]
-    section_tokens: tuple[tuple[SectionPath, frozenset[str]], ...]
 
 
 
@@ -105,8 +104,7 @@ def profile(article: Article) -> _Profile:
             index.setdefault(tok, []).append(i)
     return _Profile(vocabulary, tuple(sentences), tuple(sections), idf, name_casing(article.plain_text),
                     frozenset(content_tokens(article.title)), {t: tuple(ids) for t, ids in index.items()},
-                    tuple(len(toks) for _, toks in sentences),
-                    tuple((path, frozenset(bag)) for path, bag in sections))
+                    tuple(len(toks) for _, toks in sentences))
 
 
 # --- criteria and navigation ---------------------------------------------------------------
@@ -187,7 +185,6 @@ class _Scored:
     known: int
     new: int
     stated: float   # the largest share of one article sentence this unit contains
-    fit: int        # content tokens shared with the best-matching section
 
 
 class OfflineExtractor(Extractor):
@@ -202,21 +199,21 @@ class OfflineExtractor(Extractor):
     sentence sat next to the ones that remain. So the score rewards known words and,
     most, the best share of one article sentence; a passage must still bring
     ``min_new`` words the article lacks. Weights chosen on a scratch simulation of the
-    selection (2-fold by task): stated 1.0 -> 1.5, section fit 1/30 -> 0 and the
-    stop-word share capped at 0.25 instead of 0.35 (dev C_soft 13.5% -> 15.9%, both
-    halves 16%); page furniture with many stop words had outranked the reporting.
+    selection (2-fold by task): stated 1.0 -> 1.5, the best overlap with one section
+    (weight 1/30) dropped, and the stop-word share capped at 0.25 instead of 0.35
+    (dev C_soft 13.5% -> 15.9%, both halves 16%); page furniture with many stop
+    words had outranked the reporting.
     """
 
     def __init__(self, *, window: int = 80, step: int = 10, per_document: int = 5, context: int = 120,
                  min_new: int = 1, known_weight: float = 1 / 30, stated_weight: float = 1.5,
-                 fit_weight: float = 0.0, halves_weight: float = 0.1, prose_weight: float = 2.0,
-                 prose_cap: float = 0.25) -> None:
+                 halves_weight: float = 0.1, prose_weight: float = 2.0, prose_cap: float = 0.25) -> None:
         self.window = window
         self.step = step
         self.per_document = per_document
         self.context = context
         self.min_new = min_new
-        self.weights = (known_weight, stated_weight, fit_weight, halves_weight, prose_weight)
+        self.weights = (known_weight, stated_weight, halves_weight, prose_weight)
         self.prose_cap = prose_cap
 
     def extract(self, article: Article, criteria: SectionCriteria, document: Document) -> list[Update]:
@@ -265,10 +262,9 @@ class OfflineExtractor(Extractor):
         shares = [c / prof.sentence_sizes[i] for i, c in hits.items()]
         stated = max(shares, default=0.0)
         halves = sum(share >= 0.5 for share in shares)
-        fit = max((len(known & sec) for _, sec in prof.section_tokens), default=0)
-        wk, ws, wf, wh, wp = self.weights
-        score = wk * len(known) + ws * stated + wf * fit + wh * halves + wp * min(_prose(unit.quote), self.prose_cap)
-        return _Scored(score, unit, len(known), n_new, stated, fit)
+        wk, ws, wh, wp = self.weights
+        score = wk * len(known) + ws * stated + wh * halves + wp * min(_prose(unit.quote), self.prose_cap)
+        return _Scored(score, unit, len(known), n_new, stated)
 
 
 _TOKEN_CACHE: dict[str, tuple[str, ...]] = {}
