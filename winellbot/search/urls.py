@@ -13,7 +13,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 from collections.abc import Callable
-from urllib.parse import unquote_plus, urlsplit, urlunsplit
+from urllib.parse import SplitResult, unquote_plus, urlsplit, urlunsplit
 
 from winellbot.errors import FetchError, UnsafeURLError
 
@@ -38,6 +38,19 @@ def _is_tracking(name: str) -> bool:
     return name in TRACKING_PARAMS or name.startswith(TRACKING_PREFIXES)
 
 
+def _split_http(url: str) -> tuple[SplitResult, str, int | None]:
+    """The parts, lower-cased scheme and port of an http(s) URL; :class:`UnsafeURLError` otherwise."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise UnsafeURLError(f"malformed URL {url!r}: {exc}") from exc
+    scheme = parts.scheme.lower()
+    if scheme not in SCHEMES:
+        raise UnsafeURLError(f"refusing non-http(s) URL {url!r}")
+    return parts, scheme, port
+
+
 def canonical_url(url: str) -> str:
     """The cache key of a web page: one spelling for the many ways a URL can be written.
 
@@ -47,14 +60,7 @@ def canonical_url(url: str) -> str:
     ``/`` and any other path without its trailing slash. Raises
     :class:`UnsafeURLError` for anything but an http(s) URL with a host.
     """
-    try:
-        parts = urlsplit(url.strip())
-        port = parts.port
-    except ValueError as exc:
-        raise UnsafeURLError(f"malformed URL {url!r}: {exc}") from exc
-    scheme = parts.scheme.lower()
-    if scheme not in SCHEMES:
-        raise UnsafeURLError(f"refusing non-http(s) URL {url!r}")
+    parts, scheme, port = _split_http(url.strip())
     host = (parts.hostname or "").rstrip(".")
     if not host:
         raise UnsafeURLError(f"URL without a host: {url!r}")
@@ -121,14 +127,7 @@ class UrlGuard:
 
     def check(self, url: str) -> None:
         """Raise unless ``url`` is http(s), has no credentials, and every address of its host is public."""
-        try:
-            parts = urlsplit(url)
-            port = parts.port
-        except ValueError as exc:
-            raise UnsafeURLError(f"malformed URL {url!r}: {exc}") from exc
-        scheme = parts.scheme.lower()
-        if scheme not in SCHEMES:
-            raise UnsafeURLError(f"refusing non-http(s) URL {url!r}")
+        parts, scheme, port = _split_http(url)
         if parts.username is not None or parts.password is not None:
             raise UnsafeURLError(f"refusing URL with credentials: {parts.hostname}")
         host = parts.hostname
