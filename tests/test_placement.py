@@ -111,3 +111,13 @@ def test_a_passage_not_found_in_the_document_is_placed_on_its_own_words():
     passage = "Critics from the Gazette praised the new stages again."
     p = SectionPlacer(article, vector_weight=0.0).place(passage, document_text=SOURCE)
     assert p.section_path == ("Reception",)
+
+
+def test_a_document_that_is_only_the_passage_adds_nothing_around_it():
+    # "Around it" needs surroundings: a one-sentence source (a press line, the backtest's
+    # oracle documents) would otherwise count the passage's own overlap with a section twice.
+    article = parse_simple_article("Example Festival", WIKITEXT)
+    passage = "Marco Brandt was the headliner when a storm cut the festival short in Riverton."
+    alone = SectionPlacer(article, vector_weight=0.0).place(passage)
+    assert SectionPlacer(article, vector_weight=0.0).place(passage, document_text=passage) == alone
+    assert "around it" not in alone.reason
