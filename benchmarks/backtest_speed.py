@@ -7,14 +7,13 @@ Prints the wall time, tasks per second and the lexical-judge figures.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import time
 
 from winellbot.bench.backtest import run_tasks
 from winellbot.bench.score import score
 from winellbot.bench.tasks import load_tasks
-from winellbot.pipeline.offline import build_offline_pipeline
+from winellbot.bench.cli import pipeline_factory
 
 
 def main() -> int:
@@ -25,8 +24,8 @@ def main() -> int:
     args = parser.parse_args()
     tasks = load_tasks(args.tasks_dir, limit=args.limit)
     start = time.perf_counter()
-    lines = run_tasks(tasks, None, pipeline_factory=lambda: build_offline_pipeline(today=dt.date.today()),
-                      oracle=args.oracle, progress=False)
+    # The pipeline exactly as `winellbot backtest --backend offline` builds it (candidates included).
+    lines = run_tasks(tasks, None, pipeline_factory=pipeline_factory("offline"), oracle=args.oracle, progress=False)
     seconds = time.perf_counter() - start
     figures = score(tasks, lines)
     keys = ("c_soft", "c_hard", "c_hard_top", "s_acc", "cover_precision")

@@ -13,6 +13,7 @@ from winellbot.pipeline.offline import (
     build_offline_pipeline,
     is_cased,
     safe_text,
+    unglue,
 )
 from winellbot.pipeline.restore import recase
 from winellbot.search.corpus import LocalCorpus
@@ -141,3 +142,23 @@ def test_whole_pipeline_proposes_cited_suggestions():
 
 def test_recase_leaves_month_names_that_are_also_verbs():
     assert recase("officials may march in may".split(), {}) == "Officials may march in may."
+
+
+def test_unglue_puts_back_the_spaces_a_scraper_dropped():
+    assert unglue('Would he stay?Norwich City lost. Said "Yes."The end.') == \
+        'Would he stay? Norwich City lost. Said "Yes." The end.'
+    assert unglue("Crystal PalaceCrystal Palace block NorwichNorwich City") == \
+        "Crystal Palace Crystal Palace block Norwich Norwich City"
+    # Names written that way, abbreviations, times and the article's own words stay as they are.
+    for text in ("McDonald, YouTube and DeSantis", "F.C. Porto at 10:30 in the U.S.", "a PlayStation game"):
+        assert unglue(text, {"playstation"}) == text
+    assert unglue("a PlayStation game") == "a Play Station game"
+
+
+def test_extractor_proposes_run_together_page_text_with_its_spaces_back():
+    glued = Document("g1", "https://news.example/glued", "Bridge", (
+        "Bridge newsTraffic updates\nThe Harbour Bridge carried 12,000 vehicles in its first week, mayor "
+        "Alice Brown said.The council had forecast half that number when construction began in 2020.\n"))
+    updates = OfflineExtractor().extract(ARTICLE, OfflineCriteria().induce(ARTICLE), glued)
+    assert updates and "said. The council" in updates[0].text
+    assert "said.The" not in " ".join(u.text for u in updates)
