@@ -303,9 +303,7 @@ def _prose(text: str) -> float:
 # "NorwichNorwich City", "PelicanPelecanus occidentalis". Three lower-case letters before the
 # capital keep names such as McDonald, DeSantis and YouTube out.
 _GLUE = re.compile(r"[a-z\u00df-\u00ff]{3}[A-Z\u00c0-\u00de][a-z]")
-
-
-_WORD = re.compile(r"\w+")
+_GLUED_WORD = re.compile(r"\w*" + _GLUE.pattern + r"\w*")
 _GLUED_STOP = re.compile(r"([a-z\u00df-\u00ff)]{2}[.?!:]|[.?!][\"\u201d])([A-Z\u00c0-\u00de])")
 
 
@@ -315,15 +313,11 @@ def unglue(text: str, known: Container[str] = ()) -> str:
     A run-together word the article itself writes (``known``: its lower-cased words) is a
     name such as PlayStation or LinkedIn and is left alone.
     """
-    text = _GLUED_STOP.sub(r"\1 \2", text)
-
     def split(m: re.Match) -> str:
         w = m.group(0)
-        if w.lower() in known or not _GLUE.search(w):
-            return w
-        return _GLUE.sub(lambda g: g.group(0)[:3] + " " + g.group(0)[3:], w)
+        return w if w.lower() in known else _GLUE.sub(lambda g: g.group(0)[:3] + " " + g.group(0)[3:], w)
 
-    return _WORD.sub(split, text) if _GLUE.search(text) else text
+    return _GLUED_WORD.sub(split, _GLUED_STOP.sub(r"\1 \2", text))
 
 
 _QUOTED = re.compile(r"\u201c[^\u201d]*\u201d|\"[^\"]*\"")

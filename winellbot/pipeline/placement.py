@@ -161,7 +161,8 @@ class SectionPlacer:
         at = _find(doc, mine)
         if at < 0:  # not found word for word (the caller rewrote it): the passage alone
             return frozenset(content_tokens(text))
-        before, after = doc.words[max(0, at - self.window): at], doc.words[at + len(mine): at + len(mine) + self.window]
+        end = at + len(mine)
+        before, after = doc.words[max(0, at - self.window): at], doc.words[end: end + self.window]
         if not before and not after:
             return frozenset()
         return frozenset(content_tokens(" ".join(before + mine + after)))
