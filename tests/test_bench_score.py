@@ -81,3 +81,13 @@ def test_token_change_counts_changed_words():
     assert token_change("a b c", "a x c") == 1
     f = score([task()], [dict(line(["Design"], FACT_B), old_paragraph="It is.", new_paragraph="It is. New words here.")])
     assert f["token_change"] == 3
+
+
+def test_readable_counts_suggestions_without_a_long_unpunctuated_run():
+    run_on = " ".join(["the", "bridge", "opened", "in", "2024", "with", "a", "crowd"] * 6)  # 48 words, no marks
+    f = score([task()], [line(["Design"], FACT_B, ("d2",)), line(["Design"], run_on)])
+    assert f["readable"] == 0.5
+    ws = run_on.split()
+    punctuated = ", ".join(" ".join(ws[i:i + 8]) for i in range(0, 48, 8)) + "."
+    assert score([task()], [line(["Design"], punctuated)])["readable"] == 1.0
+    assert score([task()], [])["readable"] == 0.0

@@ -11,6 +11,7 @@ from winellbot.pipeline.offline import (
     OfflineExtractor,
     OfflineNavigator,
     build_offline_pipeline,
+    has_capitals,
     is_cased,
     safe_text,
     unglue,
@@ -79,6 +80,20 @@ def test_extractor_recases_lowercase_reference_text():
     assert "lost its case and punctuation" in updates[0].reason  # the reviewer is told
     news = OfflineExtractor().extract(ARTICLE, criteria, NEWS)
     assert news and not any("lost its case" in u.reason for u in news)
+
+
+RESULTS = Document("t1", "https://stats.example/bridge", "Bridge records", (
+    "Home News Records Harbour Bridge Traffic Records Week Vehicles Council Forecast Mayor Alice Brown\n"
+    "Week 1 12000 vehicles Week 2 11500 vehicles Harbour Bridge Record 12000 Nordic Engineering Span 240 "
+    "Port Town Toll Free Opened March 2024 Steel Arch Four Lanes Harbour Bridge Weekly Figures Archive"))
+
+
+def test_a_list_page_is_not_said_to_have_lost_its_case():
+    criteria = OfflineCriteria().induce(ARTICLE)
+    assert not is_cased(RESULTS.text) and has_capitals(RESULTS.text) and not has_capitals(REFERENCE.text)
+    updates = OfflineExtractor().extract(ARTICLE, criteria, RESULTS)
+    assert updates
+    assert all("list, table or menu" in u.reason and "lost its case" not in u.reason for u in updates)
 
 
 def test_extractor_ignores_unrelated_documents():

@@ -1,7 +1,7 @@
 """Tokeniser, sentence splitter and suggestion cleaning (winellbot.text)."""
 import pytest
 
-from winellbot.text import clean_suggestion_text, content_tokens, split_sentences, words
+from winellbot.text import clean_suggestion_text, content_tokens, longest_unpunctuated_run, split_sentences, words
 
 
 def test_content_tokens_follow_the_bench_definition():
@@ -34,3 +34,14 @@ def test_clean_suggestion_text_removes_markup_and_keeps_100_words():
     assert clean_suggestion_text(text) == "Bold shown and plain fact. end"
     long = " ".join(f"w{i}" for i in range(150))
     assert words(clean_suggestion_text(long)) == [f"w{i}" for i in range(100)]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("", 0),
+    ("The bridge opened in 2024.", 5),
+    ("Built in 1932, opened in 1934 (after delays) and widened later", 4),
+    ("one two - three four \u2014 five", 3),
+    ("menu home news sport weather contact about us", 8),
+])
+def test_longest_unpunctuated_run(text, expected):
+    assert longest_unpunctuated_run(text) == expected

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-HEADLINE = ("c_soft", "c_hard", "c_hard_top", "s_acc", "cover_precision", "mean_best_recall")
+HEADLINE = ("c_soft", "c_hard", "c_hard_top", "s_acc", "cover_precision", "mean_best_recall", "readable")
 
 
 def table(runs: dict[str, dict]) -> str:
@@ -49,7 +49,7 @@ def plot(runs: dict[str, dict], path: str | Path) -> Path:
         bars = ax.bar(xs, values, width, label=name)
         ax.bar_label(bars, fmt="%.0f", fontsize=7)
     ax.set_xticks([j + width * (len(runs) - 1) / 2 for j in range(len(HEADLINE))])
-    ax.set_xticklabels(HEADLINE)
+    ax.set_xticklabels(HEADLINE, rotation=20, ha="right")
     ax.set_ylabel("%")
     ax.set_ylim(0, 105)
     ax.set_title("winellbot backtest")

@@ -14,10 +14,13 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from winellbot.bench.tasks import Task
-from winellbot.text import clean_suggestion_text, content_tokens, words
+from winellbot.text import clean_suggestion_text, content_tokens, longest_unpunctuated_run, words
 
 COUNTED = 5
 THRESHOLD = 0.6
+# A suggestion reads as prose when no more than this many words run on without punctuation
+# (the issue: never a run of words without punctuation; see longest_unpunctuated_run).
+PROSE_RUN = 40
 
 
 class Judge(Protocol):
@@ -103,7 +106,7 @@ def score(tasks: Iterable[Task], suggestions: Iterable[dict], judge: Judge | Non
     for s in suggestions:
         by_task[s["task"]].append(s)
     facts: list[_FactResult] = []
-    counted = covering = placed_ok = cites_support = 0
+    counted = covering = placed_ok = cites_support = readable = 0
     total_words = 0
     changes: list[int] = []
     n_tasks = 0
@@ -127,6 +130,7 @@ def score(tasks: Iterable[Task], suggestions: Iterable[dict], judge: Judge | Non
         for j, s in enumerate(subs):
             counted += 1
             total_words += len(words(cleaned[j]))
+            readable += longest_unpunctuated_run(cleaned[j]) <= PROSE_RUN
             if s.get("old_paragraph") is not None and s.get("new_paragraph") is not None:
                 changes.append(token_change(s["old_paragraph"], s["new_paragraph"]))
             hits = [h for i, h in enumerate(task.held_out) if recalls[i][j] >= THRESHOLD]
@@ -135,7 +139,7 @@ def score(tasks: Iterable[Task], suggestions: Iterable[dict], judge: Judge | Non
             covering += 1
             placed_ok += any(placed_in(paths[j], h.section_path) for h in hits)
             cites_support += any(h.supporting_document in (s.get("documents") or []) for h in hits)
-    return _figures(facts, n_tasks, counted, covering, placed_ok, cites_support, total_words, changes)
+    return _figures(facts, n_tasks, counted, covering, placed_ok, cites_support, readable, total_words, changes)
 
 
 def _share(part: float, whole: float) -> float:
@@ -153,12 +157,13 @@ def _fact_figures(facts: list[_FactResult]) -> dict:
     }
 
 
-def _figures(facts, n_tasks, counted, covering, placed_ok, cites_support, total_words, changes) -> dict:
+def _figures(facts, n_tasks, counted, covering, placed_ok, cites_support, readable, total_words, changes) -> dict:
     figures = _fact_figures(facts)
     figures.update({
         "tasks": n_tasks,
         "s_acc": _share(placed_ok, covering),
         "cover_precision": _share(covering, counted),
+        "readable": _share(readable, counted),
         "suggestions": counted,
         "suggestions_per_task": _share(counted, n_tasks),
         "words_per_suggestion": _share(total_words, counted),

@@ -229,6 +229,7 @@ class OfflineExtractor(Extractor):
         tokens = _word_tokens(doc_words)
         sums = _piece_sums(doc_words)
         cased = is_cased(text)
+        note = "" if cased else f"; {LIST_NOTE if has_capitals(text) else RESTORED_NOTE}"
         units = _sentence_units(text, self.window, sums, tokens) if cased else \
             _window_units(doc_words, self.window, self.step, prof.casing, sums, tokens)
         short = len(units) <= 3
@@ -245,7 +246,7 @@ class OfflineExtractor(Extractor):
             placed = placer_for(article).place(unit.quote, near, document_text=text)
             reason = (f"{item.new} content words the article lacks, {item.known} it has; contains "
                       f"{item.stated:.0%} of an article sentence; {placed.reason}"
-                      + ("" if cased else f"; {RESTORED_NOTE}"))
+                      + note)
             updates.append(Update(text=unit.text, section_path=placed.section_path, quote=unit.quote,
                                   document=document, score=round(item.score, 4), reason=reason))
             if len(updates) >= self.per_document:
@@ -346,13 +347,23 @@ def _span_tokens(tokens: list[tuple[str, ...]], start: int, end: int) -> frozens
     return frozenset(t for word in tokens[start:end] for t in word)
 
 
-def is_cased(text: str) -> bool:
-    """False for texts that lost their case and punctuation (as WikiGenBench stores references)."""
+# Said of a passage from a page that has capitals but few sentences, where RESTORED_NOTE would be wrong.
+LIST_NOTE = ("this part of the source is a list, table or menu rather than sentences: its words are given "
+             "in the page's order; check them against the source")
+
+
+def has_capitals(text: str) -> bool:
+    """True unless the text lost its case (as WikiGenBench stores the pages an article cites)."""
     sample = text[:5000]
     letters = sum(c.isalpha() for c in sample)
-    upper = sum(c.isupper() for c in sample)
+    return letters > 0 and sum(c.isupper() for c in sample) / letters > 0.01
+
+
+def is_cased(text: str) -> bool:
+    """True for running prose: capitals and full stops (False for lost-case texts and for lists)."""
+    sample = text[:5000]
     stops = sample.count(". ") + sample.count(".\n") + sample.rstrip().rstrip("\"'\u201d\u2019)").endswith((".", "!", "?"))
-    return letters > 0 and upper / letters > 0.01 and stops >= 1 and stops * 80 > len(sample.split())
+    return has_capitals(text) and stops >= 1 and stops * 80 > len(sample.split())
 
 
 def _sentence_units(text: str, max_words: int, sums: list[int], tokens: list[tuple[str, ...]]) -> list[_Unit]:
