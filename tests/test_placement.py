@@ -111,6 +111,8 @@ def test_a_passage_not_found_in_the_document_is_placed_on_its_own_words():
     passage = "Critics from the Gazette praised the new stages again."
     p = SectionPlacer(article, vector_weight=0.0).place(passage, document_text=SOURCE)
     assert p.section_path == ("Reception",)
+    # Its surroundings are unknown: no "around it" evidence, the same placement as the passage alone.
+    assert p == SectionPlacer(article, vector_weight=0.0).place(passage)
 
 
 def test_a_document_that_is_only_the_passage_adds_nothing_around_it():

@@ -159,11 +159,11 @@ class SectionPlacer:
         doc = _document_words(document_text)
         mine = words(text)
         at = _find(doc, mine)
-        if at < 0:  # not found word for word (the caller rewrote it): the passage alone
-            return frozenset(content_tokens(text))
+        if at < 0:  # not found word for word (the caller rewrote it): its surroundings are unknown
+            return frozenset()
         end = at + len(mine)
         before, after = doc.words[max(0, at - self.window): at], doc.words[end: end + self.window]
-        if not before and not after:
+        if not before and not after:  # the document is the passage: nothing around it
             return frozenset()
         return frozenset(content_tokens(" ".join(before + mine + after)))
 
