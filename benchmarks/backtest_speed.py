@@ -14,6 +14,7 @@ from winellbot.bench.backtest import run_tasks
 from winellbot.bench.score import score
 from winellbot.bench.tasks import load_tasks
 from winellbot.bench.cli import pipeline_factory
+from winellbot.config import Settings
 
 
 def main() -> int:
@@ -24,8 +25,8 @@ def main() -> int:
     args = parser.parse_args()
     tasks = load_tasks(args.tasks_dir, limit=args.limit)
     start = time.perf_counter()
-    # The pipeline exactly as `winellbot backtest --backend offline` builds it (candidates included).
-    lines = run_tasks(tasks, None, pipeline_factory=pipeline_factory("offline"), oracle=args.oracle, progress=False)
+    # The pipeline exactly as `winellbot backtest` and the bot build it (the embedded defaults).
+    lines = run_tasks(tasks, None, pipeline_factory=pipeline_factory(Settings()), oracle=args.oracle, progress=False)
     seconds = time.perf_counter() - start
     figures = score(tasks, lines)
     keys = ("c_soft", "c_hard", "c_hard_top", "s_acc", "cover_precision")

@@ -3,10 +3,13 @@ import dataclasses
 import json
 
 from winellbot.bench.backtest import oracle_view, read_suggestions, run_backtest
+from winellbot.bench.cli import pipeline_factory
 from winellbot.bench.tasks import BotTask, load_task
+from winellbot.config import Settings
 from winellbot.models import PipelineResult
-from winellbot.pipeline.offline import build_offline_pipeline
 from winellbot.pipeline.pipeline import Pipeline
+
+build_offline_pipeline = pipeline_factory(Settings())  # the pipeline as deployed
 
 SENTINEL = "ZQXSENTINELQZX"
 

@@ -76,7 +76,7 @@ def test_loop_stops_after_consecutive_empty_iterations_and_feeds_verdicts_back()
 
 def test_replace_swaps_the_named_update_out():
     loop = UpdateAggregationLoop(CountingNavigator(2), OneFactExtractor(), VerdictAggregator(["add", "replace"]),
-                                 max_iterations=5)
+                                 max_iterations=5, max_empty=3)
     result = loop.run(ARTICLE, CRITERIA, NoSearch(), None)
     assert [u.text for u in result.kept] == ["fact 1"]
     assert result.stopped_because == "navigator found nothing new"

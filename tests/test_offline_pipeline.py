@@ -146,7 +146,8 @@ def test_recase_restores_possessives_of_names_contractions_and_months():
 def test_whole_pipeline_proposes_cited_suggestions():
     corpus = LocalCorpus()
     corpus.add([NEWS, REFERENCE, OTHER])
-    result = build_offline_pipeline(today=dt.date(2024, 5, 1)).propose(ARTICLE, corpus)
+    result = build_offline_pipeline(max_suggestions=5, max_iterations=40, max_empty=10,
+                                    today=dt.date(2024, 5, 1)).propose(ARTICLE, corpus)
     assert 1 <= len(result.suggestions) <= 5
     assert {s.update.document.id for s in result.suggestions} <= {"n1", "r1"}
     for s in result.suggestions:

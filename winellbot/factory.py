@@ -104,7 +104,7 @@ def build_pipeline(settings: Settings, *, state: State | None = None, run_id: in
         from winellbot.pipeline.offline import build_offline_pipeline
 
         return build_offline_pipeline(max_suggestions=CANDIDATES * p.max_suggestions,
-                                      max_iterations=p.max_iterations, max_empty=p.max_empty)
+                                      max_iterations=p.offline_max_iterations, max_empty=p.offline_max_empty)
     if p.backend == "openai":
         from winellbot.pipeline.agent import build_agent_pipeline
 

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import datetime as dt
 import json
+import os
 import sys
+import tomllib
 from collections import Counter
 
 from winellbot.errors import ConfigError
@@ -19,48 +20,71 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--oracle", action="store_true",
                    help="replace each task's documents by its held-out sentences (perfect discovery)")
     p.add_argument("--report", metavar="DIR", help="write report.md, figures.json and figures.png here")
-    p.add_argument("--backend", default="offline", choices=["offline", "openai"],
-                   help="pipeline backend; openai: the agent through the model client of --config")
+    p.add_argument("--backend", choices=["offline", "openai"],
+                   help="pipeline backend (default: the config's, offline); openai: the agent through the "
+                        "model client of --config. Same as --set pipeline.backend=...")
     p.add_argument("--judge", default="lexical", choices=["lexical", "model"],
                    help="coverage judge: the bench README's lexical one, or the paper's model judge "
                         "(needs a model server in --config)")
     p.add_argument("--config", help="TOML config for the model backend ([llm], [pipeline], [state]); "
                                     "default: $WINELLBOT_CONFIG or ./winellbot.toml")
+    p.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                   help="a backtest-only setting over the config (TOML value), e.g. "
+                        "pipeline.offline_max_iterations=8; the report prints every one")
     p.add_argument("--limit", type=int, metavar="N", help="only the first N tasks")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
 
 
-def pipeline_factory(backend: str, *, settings=None, client=None):
-    """The function that builds the production pipeline for ``backend``.
+def pipeline_factory(settings, *, client=None):
+    """The function that builds the pipeline for the backtest: the bot's own builder on the same settings.
 
-    ``openai`` builds the agent as :func:`winellbot.factory.build_pipeline` does for the bot, on
-    ``client`` (a :class:`~winellbot.llm.client.ModelClient`) and the pipeline limits of ``settings``.
+    :func:`winellbot.factory.build_pipeline` is what ``winellbot once`` and ``run`` call; a model
+    backend runs on ``client`` (a :class:`~winellbot.llm.client.ModelClient`).
     """
-    if backend == "offline":
-        from winellbot.pipeline.offline import build_offline_pipeline
+    from winellbot import factory
 
-        from winellbot.bench.backtest import MAX_PER_TASK
-        from winellbot.factory import CANDIDATES
-
-        return lambda: build_offline_pipeline(max_suggestions=CANDIDATES * MAX_PER_TASK, today=dt.date.today())
-    if backend == "openai":
-        if settings is None or client is None:
-            raise ConfigError("the openai backtest backend needs settings and a model client")
-        from winellbot import factory
-
-        def build():
-            pipeline = factory.build_pipeline(_with_backend(settings, "openai"), state=client.state,
-                                              run_id=client.run_id, client=client)
-            pipeline.today = dt.date.today()
-            return pipeline
-
-        return build
-    raise ConfigError(f"backtest backend {backend!r} is not available")
+    if settings.pipeline.backend != "offline" and client is None:
+        raise ConfigError(f"the {settings.pipeline.backend} backtest backend needs a model client")
+    state = client.state if client is not None else None
+    run_id = client.run_id if client is not None else None
+    return lambda: factory.build_pipeline(settings, state=state, run_id=run_id, client=client)
 
 
-def _with_backend(settings, backend: str):
-    return dataclasses.replace(settings, pipeline=dataclasses.replace(settings.pipeline, backend=backend))
+def overrides(args: argparse.Namespace) -> dict:
+    """The backtest-only settings of ``--set`` and ``--backend`` as ``{"section": {"key": value}}``."""
+    out: dict = {}
+    for item in args.set:
+        name, sep, raw = item.partition("=")
+        section, dot, key = name.strip().partition(".")
+        if not sep or not dot or not key:
+            raise ConfigError(f"--set wants SECTION.KEY=VALUE, got {item!r}")
+        try:
+            value = tomllib.loads(f"v = {raw}")["v"]
+        except tomllib.TOMLDecodeError:
+            value = raw  # a bare word is a string
+        out.setdefault(section, {})[key] = value
+    if args.backend:
+        out.setdefault("pipeline", {})["backend"] = args.backend
+    return out
+
+
+def configuration_lines(settings, extra: dict, config_path: str | None) -> list[str]:
+    """What the report says about the configuration: where it came from and how it differs from
+    the deployed defaults; the backtest-only settings by name."""
+    from winellbot.config import Settings
+
+    lines = [f"configuration: {config_path or 'the embedded defaults'}"]
+    defaults = Settings()
+    changed = [f"{section}.{f.name} = {getattr(getattr(settings, section), f.name)!r} "
+               f"(default {getattr(getattr(defaults, section), f.name)!r})"
+               for section in ("pipeline", "llm")
+               for f in dataclasses.fields(getattr(settings, section))
+               if getattr(getattr(settings, section), f.name) != getattr(getattr(defaults, section), f.name)]
+    lines.append("differs from the defaults in: " + ("; ".join(changed) if changed else "nothing"))
+    flags = [f"{section}.{key} = {value!r}" for section, values in extra.items() for key, value in values.items()]
+    lines.append("backtest-only settings: " + ("; ".join(flags) if flags else "none (as deployed)"))
+    return lines
 
 
 def model_judge(settings, state, run_id: int | None):
@@ -79,42 +103,46 @@ def run(args: argparse.Namespace) -> int:
     from winellbot.bench.score import score
     from winellbot.bench.tasks import load_tasks
 
+    from winellbot.config import load_settings
+
     tasks = load_tasks(args.tasks_dir, limit=args.limit)
-    uses_model = args.backend != "offline" or args.judge == "model"
+    extra = overrides(args)
+    config_path = getattr(args, "config", None) or os.environ.get("WINELLBOT_CONFIG") \
+        or ("winellbot.toml" if os.path.exists("winellbot.toml") else None)
+    settings = load_settings(config_path, overrides=extra)
+    backend = settings.pipeline.backend
+    uses_model = backend != "offline" or args.judge == "model"
     state = run_id = None
-    settings = None
     if uses_model:
-        from winellbot.config import load_settings
         from winellbot.state.db import State
 
-        settings = load_settings(getattr(args, "config", None))
         state = State(settings.state.path)  # the cache makes a re-run on the same tasks free
-        run_id = state.start_run(f"backtest:{args.backend}:{args.judge}")
-    client = None
-    if args.backend != "offline":
-        from winellbot import factory
+        run_id = state.start_run(f"backtest:{backend}:{args.judge}")
+    from winellbot import factory
 
-        client = factory.build_client(settings, state, run_id)
+    client = factory.build_client(settings, state, run_id) if backend != "offline" else None
     judge = model_judge(settings, state, run_id) if args.judge == "model" else None
     status = "failed"
     gate_stats: Counter = Counter()
     try:
         lines = run_tasks(tasks, args.output,
-                          pipeline_factory=pipeline_factory(args.backend, settings=settings, client=client),
+                          pipeline_factory=pipeline_factory(settings, client=client),
                           oracle=args.oracle, progress=not args.no_progress and sys.stderr.isatty(),
-                          gate_stats=gate_stats)
+                          gates=factory.build_gates(settings, None), gate_stats=gate_stats)
         figures = score(tasks, lines, judge=judge)
         status = "done"
     finally:
         if state is not None:
             state.finish_run(run_id, status, pages=len(tasks))
-    name = f"{args.backend}{' oracle' if args.oracle else ''}{' (model judge)' if judge else ''}"
+    name = f"{backend}{' oracle' if args.oracle else ''}{' (model judge)' if judge else ''}"
+    notes = configuration_lines(settings, extra, config_path)
+    print("\n".join(notes))
     print(table({name: figures}))
     checked = gate_stats.pop("checked", 0)
     print(f"gates: {checked} suggestion(s) checked; stopped: "
           + (", ".join(f"{gate} {n}" for gate, n in gate_stats.most_common()) or "none"))
     print(json.dumps(figures, indent=2))
     if args.report:
-        for path in write_report({name: figures}, args.report):
+        for path in write_report({name: figures}, args.report, notes=notes):
             print(f"wrote {path}")
     return 0

@@ -62,12 +62,14 @@ def plot(runs: dict[str, dict], path: str | Path) -> Path:
     return path
 
 
-def write_report(runs: dict[str, dict], directory: str | Path) -> list[Path]:
-    """``report.md`` (the table), ``figures.json`` and ``figures.png`` in ``directory``."""
+def write_report(runs: dict[str, dict], directory: str | Path, *, notes: list[str] = ()) -> list[Path]:
+    """``report.md`` (``notes``, such as the configuration, then the table), ``figures.json`` and
+    ``figures.png`` in ``directory``."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     md = directory / "report.md"
-    md.write_text("# Backtest\n\n" + table(runs) + "\n![figures](figures.png)\n", encoding="utf-8")
+    head = "".join(f"- {note}\n" for note in notes) + ("\n" if notes else "")
+    md.write_text("# Backtest\n\n" + head + table(runs) + "\n![figures](figures.png)\n", encoding="utf-8")
     js = directory / "figures.json"
     js.write_text(json.dumps(runs, indent=2), encoding="utf-8")
     return [md, js, plot(runs, directory / "figures.png")]

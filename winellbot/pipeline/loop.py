@@ -4,7 +4,7 @@ Navigator -> (fetch) -> Extractor -> Aggregator, repeated. The aggregator's
 verdicts go into :class:`Memory`, which the navigator reads when it writes its
 next query: an ignored update steers the search elsewhere. The loop is bounded
 by a number of iterations and by a number of consecutive iterations that kept
-nothing.
+nothing (both from :class:`winellbot.config.PipelineSettings`, the one table of defaults).
 """
 from __future__ import annotations
 
@@ -34,8 +34,8 @@ class UpdateAggregationLoop:
         extractor: Extractor,
         aggregator: Aggregator,
         *,
-        max_iterations: int = 8,
-        max_empty: int = 3,
+        max_iterations: int,
+        max_empty: int,
     ) -> None:
         self.navigator = navigator
         self.extractor = extractor

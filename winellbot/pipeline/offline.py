@@ -482,9 +482,10 @@ def cite_news(c: Citation) -> str:
             f"|date={val(c.date)} |access-date={val(c.access_date)}}}}}</ref>")
 
 
-def build_offline_pipeline(*, max_suggestions: int = 5, max_iterations: int = 40, max_empty: int = 10,
+def build_offline_pipeline(*, max_suggestions: int, max_iterations: int, max_empty: int,
                            today: dt.date | None = None) -> Pipeline:
-    """The offline pipeline, as the production bot and the backtest both use it."""
+    """The offline pipeline; :func:`winellbot.factory.build_pipeline` builds it for the bot and
+    the backtest alike from the settings' one table of defaults."""
     loop = UpdateAggregationLoop(OfflineNavigator(), OfflineExtractor(), OfflineAggregator(),
                                  max_iterations=max_iterations, max_empty=max_empty)
     return Pipeline(inducer=OfflineCriteria(), loop=loop, editor=OfflineEditor(),
