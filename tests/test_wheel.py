@@ -26,7 +26,7 @@ pytestmark = pytest.mark.slow
 
 def _tracked_files() -> list[str]:
     try:
-        out = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+        out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT, capture_output=True, check=True).stdout
         return [p for p in out.decode().split("\0") if p]
     except (OSError, subprocess.CalledProcessError):  # not a git checkout: the package and its metadata
         return ["setup.cfg", "pyproject.toml", "README.md",
@@ -36,7 +36,8 @@ def _tracked_files() -> list[str]:
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> tuple[Path, str]:
-    """Build the wheel from a copy of the tracked files; returns (wheel, build output)."""
+    """Build the wheel from a copy of the checkout's files (tracked, or new and not ignored); returns
+    (wheel, build output)."""
     src = tmp_path_factory.mktemp("src")
     for rel in _tracked_files():
         if (ROOT / rel).is_file():

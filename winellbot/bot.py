@@ -186,7 +186,8 @@ class WinellBot:
             log.info("%s: simulated post of %d suggestion(s) to %s", title, len(outcome.posted_ids), outcome.target)
             return None
         if done:
-            self.state.record_post(done, outcome.target, outcome.revid, outcome.section_title)
+            links = {sid: self.writer.permalink(outcome.target, outcome.revid, sid) for sid in done}
+            self.state.record_post(done, outcome.target, outcome.revid, outcome.section_title, links)
         log.info("%s: %s, %d posted to %s, %d already there", title, outcome.mode, len(outcome.posted_ids),
                  outcome.target, len(outcome.skipped_ids))
         return outcome.target if outcome.posted_ids else None

@@ -20,6 +20,7 @@ log = logging.getLogger("winellbot")
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", help="TOML config file (default: $WINELLBOT_CONFIG or ./winellbot.toml)")
     p.add_argument("-v", "--verbose", action="store_true", help="log progress")
+    p.add_argument("--log-file", metavar="PATH", help="also log to PATH, rotated by size (default: [logging] file)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -52,6 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
     from winellbot.bench.cli import register as register_backtest
 
     register_backtest(sub)
+    from winellbot.operations import register as register_operations
+
+    register_operations(sub, _common)
     return parser
 
 
@@ -62,8 +66,9 @@ def main(argv: list[str] | None = None) -> int:
     stray = [a for a in rest if not a.startswith("-")]
     if stray:
         parser.error(f"unexpected arguments: {' '.join(stray)}")
-    logging.basicConfig(level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
+    from winellbot import logs
+
+    logs.configure(verbose=getattr(args, "verbose", False))
     try:
         return _dispatch(args, rest)
     except WinellbotError as exc:
@@ -84,8 +89,14 @@ def _dispatch(args: argparse.Namespace, rest: list[str]) -> int:
     if args.command == "demo":
         from winellbot.demo import demo_main
 
+        _log_to_configured_file(args, None)
         return demo_main(args)
     settings = load_settings(args.config)
+    _log_to_configured_file(args, settings)
+    from winellbot import operations
+
+    if args.command in operations.COMMANDS:
+        return operations.run(args, settings)
     if args.command == "status":
         return commands.status(settings, as_json=args.json)
     if args.command == "run":
@@ -95,6 +106,16 @@ def _dispatch(args: argparse.Namespace, rest: list[str]) -> int:
     if args.command == "article":
         return commands.article(settings, rest, args.title, post=args.post, as_json=args.json)
     raise AssertionError(args.command)
+
+
+def _log_to_configured_file(args: argparse.Namespace, settings) -> None:
+    from winellbot import logs
+
+    from winellbot.config import LoggingSettings
+
+    c = settings.logging if settings is not None else LoggingSettings()
+    if args.log_file or c.file:
+        logs.add_file(args.log_file or c.file, level=c.level, max_bytes=c.max_bytes, backup_count=c.backup_count)
 
 
 def print_json(obj) -> None:

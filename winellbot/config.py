@@ -99,6 +99,14 @@ class StateSettings:
 
 
 @dataclass
+class LoggingSettings:
+    file: str = ""  # a log file, rotated by size; empty: stderr only (``--log-file`` overrides)
+    level: str = "info"  # what goes to the file: debug | info | warning | error
+    max_bytes: int = 5_000_000  # rotate when the file reaches this size
+    backup_count: int = 5  # rotated files kept (winellbot.log.1 ... .5)
+
+
+@dataclass
 class Settings:
     wiki: WikiSettings = field(default_factory=WikiSettings)
     schedule: ScheduleSettings = field(default_factory=ScheduleSettings)
@@ -106,6 +114,7 @@ class Settings:
     search: SearchSettings = field(default_factory=SearchSettings)
     llm: LLMSettings = field(default_factory=LLMSettings)
     state: StateSettings = field(default_factory=StateSettings)
+    logging: LoggingSettings = field(default_factory=LoggingSettings)
 
     @property
     def bot_password(self) -> str:

@@ -85,8 +85,16 @@ def _m001_initial(db: sqlite_utils.Database) -> None:
     db["decisions"].create_index(["run_id", "page"])
 
 
+def _m002_post_links(db: sqlite_utils.Database) -> None:
+    # The permanent link of each post (the revision that added it, anchored at the suggestion),
+    # so that `winellbot posted` can list where everything went without asking the wiki.
+    db["posts"].add_column("url", str)
+    db["posts"].create_index(["posted_at"])
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite_utils.Database], None]]] = [
     ("001_initial", _m001_initial),
+    ("002_post_links", _m002_post_links),
 ]
 
 
@@ -200,6 +208,9 @@ class State:
         rows = list(self.db["suggestions"].rows_where("id = ?", [suggestion_id]))
         return rows[0] if rows else None
 
+    def suggestions_by_id_prefix(self, prefix: str) -> list[dict]:
+        return list(self.db["suggestions"].rows_where("substr(id, 1, ?) = ?", [len(prefix), prefix]))
+
     def suggestions(self, page: str | None = None, status: str | None = None) -> list[dict]:
         where, args = [], []
         if page is not None:
@@ -232,12 +243,27 @@ class State:
             self.db["suggestions"].update(suggestion_id, {"status": status, "status_reason": reason,
                                                           "updated": now()})
 
-    def record_post(self, suggestion_ids: Iterable[str], target: str, revid: int | None, section_title: str) -> None:
+    def record_post(self, suggestion_ids: Iterable[str], target: str, revid: int | None, section_title: str,
+                    links: dict[str, str] | None = None) -> None:
+        """Mark suggestions posted on ``target``; ``links`` holds each one's permanent link."""
         with self.db.atomic():
             for sid in suggestion_ids:
                 self.db["posts"].insert({"suggestion_id": sid, "target": target, "revid": revid,
-                                         "section_title": section_title, "posted_at": now()})
+                                         "section_title": section_title, "posted_at": now(),
+                                         "url": (links or {}).get(sid)})
                 self.db["suggestions"].update(sid, {"status": "posted", "updated": now()})
+
+    def posted(self, page: str | None = None, since: str | None = None) -> list[dict]:
+        """Every posted suggestion (whatever its status now) with its latest post, oldest first."""
+        where, args = ["p.id = (select max(id) from posts where suggestion_id = s.id)"], []
+        if page is not None:
+            where.append("s.page = ?"), args.append(page)
+        if since is not None:
+            where.append("p.posted_at >= ?"), args.append(since)
+        sql = ("select s.id, s.page, s.section, s.status, s.status_reason, s.url as source, p.target, "
+               "p.revid, p.section_title, p.posted_at, p.url from suggestions s join posts p "
+               f"on p.suggestion_id = s.id where {' and '.join(where)} order by p.posted_at, p.id")
+        return [dict(r) for r in self.db.query(sql, args)]
 
     def posts(self, target: str | None = None) -> list[dict]:
         return list(self.db["posts"].rows_where("target = ?" if target else None, [target] if target else []))

@@ -195,6 +195,36 @@ def split_blocks(body: str) -> tuple[str, list[tuple[str, str]], str]:
     return body[:matches[0].start()], blocks, body[matches[-1].end():]
 
 
+def anchor(suggestion_id: str) -> str:
+    """The fragment that points at a suggestion's box (the template sets the id)."""
+    return f"winellbot-{suggestion_id}"
+
+
+def set_status(page_text: str, suggestion_id: str, status: str) -> tuple[str, str] | None:
+    """``page_text`` with the status of suggestion ``suggestion_id`` set to ``status``.
+
+    Returns (new text, the status it had, as read by :func:`parse_statuses`), or None when the
+    page holds no box with that id. Only the first box's ``status`` parameter changes: every other
+    character of the page, reviewers' replies included, stays as it was.
+    """
+    if status not in STATUSES:
+        raise ValueError(f"unknown status {status!r}")
+    code = mwparserfromhell.parse(page_text)
+    for tpl in code.filter_templates():
+        if _is_box(tpl) and str(tpl.get("id").value).strip().lower() == suggestion_id:
+            before = parse_statuses(str(tpl))[suggestion_id]
+            tpl.add("status", status, preserve_spacing=True)
+            return str(code), before
+    return None
+
+
+def _is_box(tpl) -> bool:
+    name = str(tpl.name).strip().replace("_", " ")
+    if name.lower().startswith("template:"):
+        name = name[len("template:"):].strip()
+    return name[:1].upper() + name[1:] == TEMPLATE and tpl.has("id")
+
+
 def parse_statuses(page_text: str) -> dict[str, str]:
     """Reviewers' verdicts: suggestion id -> one of :data:`STATUSES`.
 
@@ -204,10 +234,7 @@ def parse_statuses(page_text: str) -> dict[str, str]:
     """
     out: dict[str, str] = {}
     for tpl in mwparserfromhell.parse(page_text).filter_templates():
-        name = str(tpl.name).strip().replace("_", " ")
-        if name.lower().startswith("template:"):
-            name = name[len("template:"):].strip()
-        if name[:1].upper() + name[1:] != TEMPLATE or not tpl.has("id"):
+        if not _is_box(tpl):
             continue
         sid = str(tpl.get("id").value).strip().lower()
         if not re.fullmatch(_ID, sid) or sid in out:

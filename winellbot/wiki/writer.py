@@ -34,7 +34,7 @@ import pywikibot
 from pywikibot import exceptions as pwb_errors
 
 from winellbot.errors import ConfigError, PostingRefused, ShutoffError, UnsafeWriteError, WikiError
-from winellbot.wiki.render import SECTION_MARKER, present_ids, split_blocks
+from winellbot.wiki.render import SECTION_MARKER, anchor, present_ids, set_status, split_blocks
 
 SHUTOFF_ALLOWED = ("run", "true")
 NEW_SECTION_TAG = "[new section]"
@@ -58,6 +58,16 @@ class PostResult:
     @property
     def deferred(self) -> bool:
         return self.mode == "deferred"
+
+
+@dataclass(frozen=True)
+class StatusChange:
+    """What setting a suggestion's status on the wiki did."""
+
+    target: str
+    found: bool = True
+    previous: str = ""
+    revid: int | None = None
 
 
 class WikiWriter:
@@ -141,6 +151,35 @@ class WikiWriter:
                 continue
             return PostResult(page.title(), "queue", ids, skipped, revid)
         raise AssertionError("unreachable")
+
+    def set_status(self, target: str, suggestion_id: str, status: str, *, summary: str) -> StatusChange:
+        """Set the ``status`` parameter of one suggestion's box on ``target``; nothing else changes.
+
+        ``previous`` is what the box said before (``pending``, or a reviewer's verdict); when the
+        box is gone (archived, removed), nothing is saved and ``found`` is false.
+        """
+        for attempt in range(2):
+            page = self._page(target)
+            text = page.text if page.exists() else ""
+            changed = set_status(text, suggestion_id, status)
+            if changed is None:
+                return StatusChange(page.title(), found=False)
+            new_text, previous = changed
+            if new_text == text:
+                return StatusChange(page.title(), previous=previous, revid=page.latest_revision_id)
+            try:
+                revid = self._save(page, new_text, f"{self.summary_prefix}: {summary}")
+            except pwb_errors.EditConflictError:
+                if attempt:
+                    raise WikiError(f"edit conflict on {page.title()} twice") from None
+                continue
+            return StatusChange(page.title(), previous=previous, revid=revid)
+        raise AssertionError("unreachable")
+
+    def permalink(self, title: str, revid: int | None, suggestion_id: str) -> str:
+        """The permanent link of ``revid`` of ``title``, at the suggestion's box."""
+        page = self._page(title)
+        return f"{page.permalink(oldid=revid, with_protocol=True)}#{anchor(suggestion_id)}"
 
     def shutoff_allows(self) -> bool:
         """True when the shutoff page currently says to run (read fresh from the wiki)."""

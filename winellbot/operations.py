@@ -1,0 +1,109 @@
+"""Operator commands: ``winellbot posted`` (what went where) and ``winellbot withdraw ID``.
+
+``posted`` reads the state only: every posted suggestion with its page, section, status (as
+reviewers last set it, or withdrawn) and the permanent link of the revision that posted it.
+``withdraw`` sets the suggestion's ``status`` to ``withdrawn`` on the wiki, through the writer's
+one save path (so the shutoff page, {{bots}} and the namespace rules hold), changing nothing else
+on the page, then records it in state.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+
+from winellbot.config import Settings
+from winellbot.errors import ConfigError
+
+COMMANDS = ("posted", "withdraw")
+DECIDED = ("accepted", "rejected")
+
+
+def register(subparsers, common) -> None:
+    """Add the ``posted`` and ``withdraw`` subcommands (``common`` adds --config, -v, --log-file)."""
+    p = subparsers.add_parser("posted", help="list posted suggestions: page, section, status, permanent link")
+    common(p)
+    p.add_argument("--page", metavar="TITLE", help="only this article's suggestions")
+    p.add_argument("--since", metavar="DATE", help="only those posted on or after DATE (YYYY-MM-DD)")
+    p.add_argument("--json", action="store_true", help="one JSON object per line")
+    p = subparsers.add_parser("withdraw", help="mark a posted suggestion withdrawn, on the wiki and in state")
+    common(p)
+    p.add_argument("id", metavar="ID", help="the suggestion's id (or a unique prefix of at least 6 characters)")
+    p.add_argument("--reason", default="", help="why, for the edit summary and the state")
+    p.add_argument("--force", action="store_true", help="withdraw even when a reviewer accepted or rejected it")
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    if args.command == "posted":
+        return posted(settings, page=args.page, since=args.since, as_json=args.json)
+    if args.command == "withdraw":
+        return withdraw(settings, args.id, reason=args.reason, force=args.force)
+    raise AssertionError(args.command)
+
+
+def posted(settings: Settings, *, page: str | None = None, since: str | None = None, as_json: bool = False) -> int:
+    from winellbot.commands import open_state
+
+    rows = open_state(settings).posted(page=page, since=_since(since) if since else None)
+    for row in rows:
+        if as_json:
+            print(json.dumps(row, ensure_ascii=False, default=str))
+        else:
+            print(f"{row['id']}  {row['posted_at'][:10]}  {row['status']:<9}  {row['page']} > "
+                  f"{row['section'] or '(lead)'}\n    {row['url'] or row['target']}")
+    if not rows and not as_json:
+        print("no posted suggestions" + (f" for {page}" if page else "") + (f" since {since}" if since else ""))
+    return 0
+
+
+def _since(text: str) -> str:
+    try:
+        day = dt.date.fromisoformat(text.strip())
+    except ValueError:
+        raise ConfigError(f"--since wants a date as YYYY-MM-DD, got {text!r}") from None
+    return day.isoformat()
+
+
+def withdraw(settings: Settings, wanted: str, *, reason: str = "", force: bool = False) -> int:
+    """Withdraw one suggestion; exit 1 when a reviewer's verdict stands in the way (without --force)."""
+    from winellbot import factory
+    from winellbot.commands import open_state, state_dir
+    from winellbot.wiki.render import parse_statuses
+
+    state = open_state(settings)
+    row = _find(state, wanted)
+    sid, why = row["id"], f"withdrawn by the operator{': ' + reason if reason else ''}"
+    if row["status"] == "withdrawn":
+        print(f"{sid} is already withdrawn")
+        return 0
+    posts = state.posted(page=row["page"])
+    post = next((p for p in posts if p["id"] == sid), None)
+    if post is None:
+        state.set_status(sid, "withdrawn", why + " (before it was posted)")
+        print(f"{sid} was never posted; marked withdrawn in state, so it will not be")
+        return 0
+    wiki = factory.build_wiki(settings, state_dir(settings))
+    verdict = parse_statuses(wiki.reader.page_text(post["target"]) or "").get(sid)
+    if verdict in DECIDED and not force:
+        print(f"{sid}: a reviewer set status={verdict} on {post['target']}; not changed (use --force to withdraw it)")
+        return 1
+    change = wiki.writer.set_status(post["target"], sid, "withdrawn", summary=f"suggestion {sid} {why}")
+    if not change.found:
+        state.set_status(sid, "withdrawn", why + f" (its box is no longer on {post['target']})")
+        print(f"{sid}: no box on {post['target']} any more (archived or removed); marked withdrawn in state")
+        return 0
+    state.set_status(sid, "withdrawn", why)
+    link = wiki.writer.permalink(change.target, change.revid, sid)
+    print(f"{sid}: withdrawn on {change.target} (was {change.previous}): {link}")
+    return 0
+
+
+def _find(state, wanted: str) -> dict:
+    wanted = wanted.strip().lower()
+    rows = state.suggestions_by_id_prefix(wanted) if len(wanted) >= 6 else []
+    exact = [r for r in rows if r["id"] == wanted]
+    if exact or len(rows) == 1:
+        return (exact or rows)[0]
+    if rows:
+        raise ConfigError(f"{wanted!r} matches {len(rows)} suggestions: give more of the id")
+    raise ConfigError(f"no suggestion {wanted!r} in the state (winellbot posted lists them)")
