@@ -13,6 +13,9 @@ Fixtures for tests against a real MediaWiki (Debian's package, served by ``php -
     ``local_wiki.credentials`` (bot_user, bot_app, bot_password), ``local_wiki.run_jobs()``.
 ``site`` (function)
     A Pywikibot ``APISite`` logged in as the bot through its BotPassword, throttle 0.
+``scene`` (function)
+    Two fictional towns on the wiki with news for them and settings (see ``tests/wikiscene.py``);
+    sets ``WINELLBOT_BOT_PASSWORD`` for the test.
 ``make_page`` (function)
     ``make_page(text, *, prefix=None, namespace="", talk=None) -> str`` saves ``text`` as the admin
     under a title unique to the calling test and returns the title. ``talk=`` also saves the
@@ -41,7 +44,7 @@ import pytest  # noqa: E402
 
 from winellbot.wiki.localwiki import LocalWiki, mediawiki_available  # noqa: E402
 
-WIKI_FIXTURES = {"local_wiki", "site", "make_page"}
+WIKI_FIXTURES = {"local_wiki", "site", "make_page", "scene"}
 _SKIP_REASON = ("php or Debian's mediawiki package is not installed "
                 "(apt-get install mediawiki php-cli php-sqlite3 php-intl php-mbstring php-xml)")
 
@@ -115,3 +118,12 @@ class PageMaker:
 def make_page(local_wiki: LocalWiki, request: pytest.FixtureRequest) -> PageMaker:
     """A :class:`PageMaker` for the calling test (see module docstring)."""
     return PageMaker(local_wiki, request.node.name)
+
+
+@pytest.fixture
+def scene(local_wiki: LocalWiki, make_page: PageMaker, tmp_path, monkeypatch) -> dict:
+    """Two fictional towns, their news and settings (see ``tests/wikiscene.py``)."""
+    from wikiscene import make_scene
+
+    monkeypatch.setenv("WINELLBOT_BOT_PASSWORD", local_wiki.credentials.bot_password)
+    return make_scene(local_wiki, make_page, tmp_path)

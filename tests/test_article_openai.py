@@ -144,24 +144,11 @@ def test_article_runs_all_stages_prints_posts_and_records(town, site, capsys):
 
     state = State(town["state"])
     run_id = state.db.execute("select max(id) from runs").fetchone()[0]
+    assert state.db["runs"].get(run_id)["status"] == "dry-run"
     calls = list(state.db["llm_calls"].rows_where("run_id = ?", [run_id]))
     assert calls and all(c["prompt_tokens"] > 0 and c["completion_tokens"] > 0 and not c["cached"] for c in calls)
     assert len(calls) == len(server.requests)
-    decisions = list(state.db["decisions"].rows_where("run_id = ? and page = ?", [run_id, name]))
-    assert [d["action"] for d in decisions] == ["add", "add"]
-    assert all(d["reason"] == "new to the section" for d in decisions)
-    queries = [r["query"] for r in state.db["steps"].rows_where("run_id = ?", [run_id], order_by="id")]
-    assert queries[:2] == [f"{name} mayor election", f"{name} harbour wall"]
-    for doc in town["docs"]:
-        source = state.source(doc["url"])
-        assert source is not None, doc["url"]
-        assert (source["status"], source["title"], source["publisher"], source["published"]) == (
-            "corpus", doc["title"], doc["publisher"], doc["published"])
-    rows = state.suggestions(page=name)
-    assert {r["section"] for r in rows} == {"History", "Government"}
-    assert all(r["status"] == "proposed" for r in rows)
-    judged = {r["suggestion_id"] for r in state.db["gate_results"].rows_where("gate = 'judge'")}
-    assert {r["id"] for r in rows} <= judged
+    assert state.suggestions(page=name) == [], "a dry run keeps its cost, not what it found"
 
     # Posting: the same revision and sources, so every model answer comes from the cache.
     asked = len(server.requests)
@@ -172,6 +159,21 @@ def test_article_runs_all_stages_prints_posts_and_records(town, site, capsys):
     run2 = state.db.execute("select max(id) from runs").fetchone()[0]
     calls2 = list(state.db["llm_calls"].rows_where("run_id = ?", [run2]))
     assert calls2 and all(c["cached"] == 1 and c["prompt_tokens"] == 0 for c in calls2)
+    decisions = list(state.db["decisions"].rows_where("run_id = ? and page = ?", [run2, name]))
+    assert [d["action"] for d in decisions] == ["add", "add"]
+    assert all(d["reason"] == "new to the section" for d in decisions)
+    queries = [r["query"] for r in state.db["steps"].rows_where("run_id = ?", [run2], order_by="id")]
+    assert queries[:2] == [f"{name} mayor election", f"{name} harbour wall"]
+    for doc in town["docs"]:
+        source = state.source(doc["url"])
+        assert source is not None, doc["url"]
+        assert (source["status"], source["title"], source["publisher"], source["published"]) == (
+            "corpus", doc["title"], doc["publisher"], doc["published"])
+    rows = state.suggestions(page=name)
+    assert {r["section"] for r in rows} == {"History", "Government"}
+    judged = {r["suggestion_id"] for r in state.db["gate_results"].rows_where("gate = 'judge'")}
+    assert {r["id"] for r in rows} <= judged
+
     talk = pywikibot.Page(site, f"Talk:{name}")
     assert "Earlier talk." in talk.text
     for row in rows:

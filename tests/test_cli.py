@@ -51,3 +51,36 @@ def test_stray_positional_arguments_are_refused(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["once", "surprise"])
     assert exc.value.code == 2
+
+
+def test_status_without_a_state_creates_nothing_and_says_why(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("WINELLBOT_CONFIG", raising=False)
+    assert main(["status"]) == 1
+    err = capsys.readouterr().err
+    assert "no state database at winellbot.sqlite" in err and err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_status_reads_a_state_without_writing_to_its_folder(tmp_path, capsys):
+    db = tmp_path / "state.sqlite"
+    State(db).start_run("offline")
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(f'[state]\npath = "{db}"\n')
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert main(["status", "--config", str(cfg)]) == 0
+    assert "run 1:" in capsys.readouterr().out
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+@pytest.mark.parametrize("text, message", [
+    ('[wiki]\nqueue_mode = "multi"\n', 'wiki.queue_mode must be one of "per-article", "single"'),
+    ("[schedule]\ninterval_minutes = -5\n", "schedule.interval_minutes must be greater than 0"),
+])
+def test_config_outside_its_domain_is_one_line_from_the_cli(tmp_path, capsys, text, message):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(text)
+    assert main(["once", "--config", str(cfg)]) == 1
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.toml"]

@@ -54,3 +54,58 @@ def test_agent_with_the_offline_editor_and_a_bad_editor_backend(monkeypatch):
     s.llm.editor_backend = "telepathy"
     with pytest.raises(ConfigError, match="editor_backend"):
         factory.build_pipeline(s)
+
+
+@pytest.mark.parametrize("text, message", [
+    ('[wiki]\nqueue_mode = "multi"\n', "wiki.queue_mode must be one of \"per-article\", \"single\"; got \"multi\""),
+    ('[llm]\neditor_backend = "transfomers"\n', "llm.editor_backend must be one of \"llm\", \"transformers\""),
+    ('[pipeline]\nbackend = "magic"\n', "pipeline.backend must be one of \"offline\", \"openai\""),
+    ('[search]\nbackend = "bing"\n', "search.backend must be one of \"corpus\", \"gdelt\", \"brave\", \"searxng\""),
+    ("[schedule]\ninterval_minutes = -5\n", "schedule.interval_minutes must be greater than 0; got -5"),
+    ("[schedule]\ninterval_minutes = 0\n", "schedule.interval_minutes must be greater than 0"),
+    ("[wiki]\nmaxlag = -5\n", "wiki.maxlag must be greater than 0; got -5"),
+    ("[wiki]\nput_throttle = -1\n", "wiki.put_throttle must be at least 0"),
+    ("[wiki]\nmax_wait = 0\n", "wiki.max_wait must be greater than 0"),
+    ("[pipeline]\nmax_suggestions = true\n", "pipeline.max_suggestions should be int, got true (a boolean is not a number)"),
+    ("[pipeline]\nmax_suggestions = 0\n", "pipeline.max_suggestions must be at least 1"),
+    ("[wiki]\nput_throttle = false\n", "a boolean is not a number"),
+    ("[wiki]\nsimulate = 1\n", "wiki.simulate should be bool, got 1"),
+    ('[search]\ncorpus_dir = "/no/such/folder"\n', "search.corpus_dir: no such folder: /no/such/folder"),
+    ('[llm]\neditor_model_dir = "/no/such/model"\n', "llm.editor_model_dir: no such folder"),
+    ('[llm]\nstage_models = { critera = "x" }\n', "llm.stage_models: unknown key(s) critera; allowed: criteria"),
+    ("[wiki]\ncontent_namespaces = [0, -1]\n", "wiki.content_namespaces must be at least 0; got -1"),
+    ('[state]\njournal_mode = "wall"\n', "state.journal_mode must be one of \"auto\", \"wal\""),
+])
+def test_values_outside_their_domain_are_refused_naming_the_allowed_values(tmp_path, text, message):
+    path = tmp_path / "c.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as exc:
+        load_settings(path)
+    assert message in str(exc.value)
+
+
+def test_every_default_is_inside_its_domain_and_a_new_setting_joins_with_one_line(tmp_path):
+    import dataclasses
+
+    from winellbot.config import Settings, setting, validate_settings
+
+    validate_settings(Settings())
+
+    @dataclasses.dataclass
+    class Caps:  # how another module's setting declares its domain: one line
+        per_day: int = setting(20, at_least=1)
+
+    (f,) = dataclasses.fields(Caps)
+    with pytest.raises(ConfigError, match="caps.per_day must be at least 1; got 0"):
+        f.metadata["domain"].check("caps.per_day", 0)
+
+
+def test_search_backend_choices_match_the_search_package():
+    from winellbot import config, search
+
+    assert config.SEARCH_BACKENDS == search.BACKENDS
+
+
+def test_overrides_are_validated_too():
+    with pytest.raises(ConfigError, match="schedule.recheck_days must be at least 0"):
+        load_settings(overrides={"schedule": {"recheck_days": -1}})

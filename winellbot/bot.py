@@ -21,10 +21,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from winellbot.article import parse_article
-from winellbot.errors import PostingRefused, ShutoffError, WinellbotError
+from winellbot.errors import PostingRefused, ShutoffError, WikiDown, WinellbotError
 from winellbot.models import Article, PipelineResult
 from winellbot.pipeline.pipeline import propose_checked
 from winellbot.state.db import State
+from winellbot.wiki.exclusion import exclusion
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +36,8 @@ class CycleReport:
     pages: list[str] = field(default_factory=list)
     counter: Counter = field(default_factory=Counter)
     written: list[str] = field(default_factory=list)  # titles of wiki pages the bot wrote
+    problems: dict[str, str] = field(default_factory=dict)  # title as given -> why it was not treated
+    canonical: dict[str, str] = field(default_factory=dict)  # title as given -> the article's title
     results: dict[str, PipelineResult] = field(default_factory=dict)
     stopped: str = ""
 
@@ -62,12 +65,16 @@ class WinellBot:
         report = CycleReport(run_id)
         for client in self.clients:
             client.run_id = run_id
+        status = "done"
         try:
+            self._record_input_problems(run_id)
             if not self.dry_run and not self.writer.shutoff_allows():
                 raise ShutoffError(f"the shutoff page {self.settings.wiki.shutoff} does not say 'run'")
             if titles is None:
                 titles = self.reader.watched_titles(self.settings.wiki.optin_template,
                                                     self.settings.wiki.watchlist_page or None, [])
+            titles = self._resolve(report, titles)
+            self.sync_reviews()
             todo = self._due(titles, force)[: self.settings.schedule.max_pages_per_cycle]
             opted = self.reader.opted_in(todo) if todo else set()
             for title, wikitext, revid, timestamp in self.reader.read(todo):
@@ -79,11 +86,40 @@ class WinellBot:
             report.stopped = f"shutoff: {exc}"
             report.counter["shutoff"] += 1
             log.warning("stopping: %s", exc)
+        except WikiDown as exc:
+            # Every page would fail the same way: one line, recorded, and the cycle ends.
+            status, report.stopped = "failed", str(exc)
+            report.counter["errors"] += 1
+            self.state.record_error(run_id, None, type(exc).__name__, str(exc))
+            log.error("%s", exc)
         finally:
-            self.state.finish_run(run_id, "stopped" if report.stopped else "done",
+            self.state.finish_run(run_id, status if status == "failed" or not report.stopped else "stopped",
                                   pages=len(report.pages), suggestions=report.counter["suggestions"],
                                   posted=report.counter["posted"], errors=report.counter["errors"])
         return report
+
+    def _record_input_problems(self, run_id: int) -> None:
+        """Corpus files, lines or documents that could not be read: recorded, skipped, never fatal."""
+        for problem in getattr(self.search, "problems", ()):
+            self.state.record_error(run_id, None, "corpus", problem)
+
+    def _resolve(self, report: CycleReport, titles: list[str]) -> list[str]:
+        """Canonical article titles (redirects followed, one per page); the rest recorded as problems."""
+        if not titles:
+            return []
+        w = self.settings.wiki
+        resolved = self.reader.resolve(titles, content_namespaces=w.content_namespaces, bot_user=w.username)
+        out: list[str] = []
+        for given, r in resolved.items():
+            if not r.ok:
+                report.problems[given] = r.problem
+                report.counter["errors"] += 1
+                self.state.record_error(report.run_id, given, "title", r.problem)
+                continue
+            report.canonical[given] = r.title
+            if r.title not in out:
+                out.append(r.title)
+        return out
 
     def _due(self, titles: list[str], force: bool) -> list[str]:
         if force:
@@ -99,11 +135,13 @@ class WinellBot:
 
     def _page(self, report: CycleReport, title: str, wikitext: str, revid: int | None,
               timestamp: str | None, opted_in: bool) -> None:
+        """One page; whatever goes wrong with it is recorded against it and the cycle goes on."""
         report.pages.append(title)
         try:
+            why = exclusion(wikitext, self.settings.wiki.username, self.settings.wiki.message_type)
+            if why:
+                raise PostingRefused(f"{title}: {why} (on the article)")
             article = parse_article(title, wikitext, revid=revid, timestamp=timestamp)
-            if not self.dry_run:
-                self.sync_reviews(title, opted_in)
             result = self.treat(report.run_id, article)
             report.results[title] = result
             report.counter["suggestions"] += len(result.suggestions)
@@ -113,7 +151,7 @@ class WinellBot:
                 if written:
                     report.written.append(written)
                     report.counter["posted"] += 1
-        except ShutoffError:
+        except (ShutoffError, WikiDown):
             raise
         except PostingRefused as exc:
             report.counter["refused"] += 1
@@ -122,6 +160,11 @@ class WinellBot:
             report.counter["errors"] += 1
             self.state.record_error(report.run_id, title, type(exc).__name__, str(exc))
             log.warning("%s: %s", title, exc)
+            return
+        except Exception as exc:  # a bug on one page must not cost the others their cycle
+            report.counter["errors"] += 1
+            self.state.record_error(report.run_id, title, "internal", f"{type(exc).__name__}: {exc}")
+            log.exception("%s: internal error", title)
             return
         self._reschedule(title, revid)
 
@@ -177,7 +220,7 @@ class WinellBot:
             outcome = self.writer.post_talk_section(title, section, render.render_section(pending, bot_user=user), ids)
         else:
             body = "".join(render.render_queue_entry(s, bot_user=user) for s in pending)
-            outcome = self.writer.post_queue(self.queue_page(title), body, ids)
+            outcome = self.writer.post_queue(self.queue_page(title), body, ids, article=title)
         _pause_for_crash_tests()
         done = list(outcome.posted_ids) + list(outcome.skipped_ids)
         if _simulating():
@@ -196,18 +239,27 @@ class WinellBot:
         queue = self.settings.wiki.queue
         return f"{queue}/{title}" if self.settings.wiki.queue_mode == "per-article" else queue
 
-    def sync_reviews(self, title: str, opted_in: bool) -> int:
-        """Copy reviewers' verdicts (the status parameter) from the wiki into state."""
+    def sync_reviews(self) -> int:
+        """Copy reviewers' verdicts (the status parameter) from the wiki into state.
+
+        Only pages holding suggestions still awaiting a verdict are looked at, in batches: their
+        latest revisions first, then the text of those edited since the bot last read them.
+        """
         from winellbot.wiki.render import parse_statuses
 
-        target = f"Talk:{title}" if opted_in else self.queue_page(title)
-        text = self.reader.page_text(target) or ""
+        seen = self.state.review_targets()
+        if not seen:
+            return 0
+        latest = self.reader.latest_revisions(list(seen))
+        edited = [t for t in seen if t in latest and latest[t][0] != seen[t]]
         changed = 0
-        for sid, status in parse_statuses(text).items():
-            row = self.state.suggestion(sid)
-            if row and status in ("accepted", "rejected", "withdrawn") and row["status"] != status:
-                self.state.set_status(sid, status, "set by a reviewer on the wiki")
-                changed += 1
+        for target, text, revid, _ in self.reader.read(edited):
+            for sid, status in parse_statuses(text).items():
+                row = self.state.suggestion(sid)
+                if row and status in ("accepted", "rejected", "withdrawn") and row["status"] != status:
+                    self.state.set_status(sid, status, "set by a reviewer on the wiki")
+                    changed += 1
+            self.state.saw_target(target, revid)
         return changed
 
 

@@ -1,22 +1,46 @@
 """What each CLI command does, as plain functions over the Python API."""
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import threading
+from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
 
 from winellbot.bot import CycleReport, WinellBot
 from winellbot.config import Settings
-from winellbot.errors import ConfigError
+from winellbot.errors import ConfigError, WikiError
 from winellbot.state.db import State
+from winellbot.state.lock import JobLock
 
 log = logging.getLogger(__name__)
 
 
-def open_state(settings: Settings) -> State:
-    return State(settings.state.path)
+def open_state(settings: Settings, *, readonly: bool = False) -> State:
+    return State(settings.state.path, readonly=readonly, journal_mode=settings.state.journal_mode)
+
+
+@contextlib.contextmanager
+def job_state(settings: Settings, *, dry_run: bool = False) -> Iterator[State]:
+    """The state a job works on.
+
+    A job that writes (run, once, article --post, the demo) holds the state's lock for its whole
+    life, so a second one refuses to start; runs a killed job left "running" are marked killed.
+    A dry run takes no lock and works on an in-memory copy, so nothing a later real run decides
+    on changes (what was found, the pages' schedule, reviewers' verdicts): every dry run shows what
+    a real run would do now. Only its cost is kept: its run and model calls, and the model's replies.
+    """
+    if dry_run:  # build_bot makes the copy; the run and its model calls are kept (_keep_cost)
+        yield open_state(settings)
+        return
+    with JobLock(settings.state.path) as lock:
+        state = open_state(settings)
+        killed = state.mark_interrupted()
+        if killed or lock.taken_over:
+            log.warning("run(s) %s of a killed job marked 'killed'", ", ".join(map(str, killed)) or "(none)")
+        yield state
 
 
 def state_dir(settings: Settings) -> Path:
@@ -27,6 +51,8 @@ def build_bot(settings: Settings, state: State, *, dry_run: bool = False, wiki=N
     from winellbot import factory
 
     wiki = wiki or factory.build_wiki(settings, state_dir(settings))
+    if dry_run:  # a dry run works on a copy: nothing a later real run reads may change
+        state = state.snapshot()
     # One model client per cycle, shared by the pipeline and the support judge; the bot tells
     # it the run id, so its calls and token use are recorded against the run.
     client, editor_client = factory.build_model_clients(settings, state)
@@ -60,42 +86,50 @@ def titles_from_args(site, args: list[str]) -> list[str] | None:
 
 
 def once(settings: Settings, args: list[str], *, force: bool = False, dry_run: bool = False) -> int:
-    state = open_state(settings)
     from winellbot import factory
 
-    wiki = factory.build_wiki(settings, state_dir(settings))
-    titles = titles_from_args(wiki.site, args)
-    bot = build_bot(settings, state, dry_run=dry_run, wiki=wiki)
-    report = bot.run(titles, force=force or titles is not None)
+    with job_state(settings, dry_run=dry_run) as state:
+        wiki = factory.build_wiki(settings, state_dir(settings))
+        titles = titles_from_args(wiki.site, args)
+        bot = build_bot(settings, state, dry_run=dry_run, wiki=wiki)
+        report = bot.run(titles, force=force or titles is not None)
+        _keep_cost(state, bot, report)
+    if _failed(report):
+        raise WikiError(f"run {report.run_id} stopped: {report.stopped}")
     print_report(report)
-    return 0 if not report.stopped.startswith("shutoff") else 3
+    return 3 if report.stopped.startswith("shutoff") else 0
 
 
 def run_forever(settings: Settings, args: list[str]) -> int:
     from winellbot import factory
     from winellbot.scheduler import CycleScheduler
 
-    state = open_state(settings)
-    wiki = factory.build_wiki(settings, state_dir(settings))
-    titles = titles_from_args(wiki.site, args)
+    with job_state(settings) as state:
+        wiki = factory.build_wiki(settings, state_dir(settings))
+        titles = titles_from_args(wiki.site, args)
 
-    def cycle(stop: threading.Event) -> None:
-        bot = build_bot(settings, state, wiki=wiki)
-        print_report(bot.run(titles, stop=stop))
+        def cycle(stop: threading.Event) -> None:
+            bot = build_bot(settings, state, wiki=wiki)
+            print_report(bot.run(titles, stop=stop))
 
-    CycleScheduler(cycle, interval_minutes=settings.schedule.interval_minutes).serve()
+        CycleScheduler(cycle, interval_minutes=settings.schedule.interval_minutes).serve()
     return 0
 
 
 def article(settings: Settings, args: list[str], title: str, *, post: bool = False, as_json: bool = False) -> int:
     from winellbot import factory
 
-    state = open_state(settings)
-    wiki = factory.build_wiki(settings, state_dir(settings))
-    titles_from_args(wiki.site, args)  # honours -simulate and friends
-    bot = build_bot(settings, state, dry_run=not post, wiki=wiki)
-    report = bot.run([title], force=True)
-    result = report.results.get(title)
+    with job_state(settings, dry_run=not post) as state:
+        wiki = factory.build_wiki(settings, state_dir(settings))
+        titles_from_args(wiki.site, args)  # honours -simulate and friends
+        bot = build_bot(settings, state, dry_run=not post, wiki=wiki)
+        report = bot.run([title], force=True)
+        _keep_cost(state, bot, report)
+    if title in report.problems:
+        raise WikiError(report.problems[title])
+    if _failed(report):
+        raise WikiError(report.stopped)
+    result = report.results.get(report.canonical.get(title, title))
     if result is None:
         print_report(report)
         return 1
@@ -109,6 +143,17 @@ def article(settings: Settings, args: list[str], title: str, *, post: bool = Fal
     if not as_json:
         print_report(report)
     return 0
+
+
+def _keep_cost(state: State, bot: WinellBot, report: CycleReport) -> None:
+    """After a dry run (on a copy), keep its run and model calls in the real state, if there is one."""
+    if bot.dry_run and state.path != ":memory:":
+        report.run_id = state.keep_dry_run(bot.state, report.run_id) or report.run_id
+
+
+def _failed(report: CycleReport) -> bool:
+    """The cycle ended because the wiki could not be used (recorded; the line says why)."""
+    return bool(report.stopped) and not report.stopped.startswith(("shutoff", "stop requested"))
 
 
 def format_suggestion(s) -> str:
@@ -126,7 +171,7 @@ def print_report(report: CycleReport) -> None:
 
 
 def status(settings: Settings, *, as_json: bool = False) -> int:
-    state = open_state(settings)
+    state = open_state(settings, readonly=True)  # reading creates nothing
     info = state_summary(state)
     if as_json:
         print(json.dumps(info, indent=2, default=str))

@@ -4,6 +4,12 @@ The file is found at ``--config``, else ``$WINELLBOT_CONFIG``, else ``winellbot.
 in the working directory; a missing file means the embedded defaults. Secrets never
 live in the file: the bot password comes from ``WINELLBOT_BOT_PASSWORD`` and the
 model API key from ``WINELLBOT_OPENAI_API_KEY`` (or ``OPENAI_API_KEY``).
+
+Every setting declares its domain next to its default with :func:`setting`
+(``choices``, a lower bound, a path that must exist, the keys a table may hold);
+:func:`validate_settings` checks them all, so a new setting joins the checks with
+its one declaration line. The TOML type must match the default's type, and a
+boolean is never read as a number.
 """
 from __future__ import annotations
 
@@ -17,6 +23,49 @@ from typing import Any
 from winellbot.errors import ConfigError
 
 
+@dataclass(frozen=True)
+class Domain:
+    """The values a setting may take, beyond its type."""
+
+    choices: tuple = ()
+    above: float | None = None  # the value must be greater than this
+    at_least: float | None = None  # ... or at least this
+    path: str = ""  # "dir" or "file": a non-empty value must name an existing one
+    keys: tuple = ()  # a table's allowed keys
+
+    def check(self, where: str, value: Any) -> None:
+        for item in value if isinstance(value, list) else [value]:  # a list: each item
+            if self.choices and item not in self.choices:
+                raise ConfigError(f"{where} must be one of {', '.join(map(_toml_value, self.choices))}; "
+                                  f"got {_toml_value(item)}")
+            if self.above is not None and not item > self.above:
+                raise ConfigError(f"{where} must be greater than {self.above:g}; got {_toml_value(item)}")
+            if self.at_least is not None and not item >= self.at_least:
+                raise ConfigError(f"{where} must be at least {self.at_least:g}; got {_toml_value(item)}")
+        if self.path and value:
+            target = Path(value).expanduser()
+            exists = target.is_dir() if self.path == "dir" else target.is_file()
+            if not exists:
+                kind = "folder" if self.path == "dir" else "file"
+                raise ConfigError(f"{where}: no such {kind}: {value}")
+        if self.keys:
+            unknown = sorted(set(value) - set(self.keys))
+            if unknown:
+                raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)}; "
+                                  f"allowed: {', '.join(self.keys)}")
+
+
+def setting(default: Any = dataclasses.MISSING, *, factory: Any = dataclasses.MISSING, **domain: Any):
+    """A dataclass field with its domain (see :class:`Domain`) kept in the field's metadata."""
+    return field(default=default, default_factory=factory, metadata={"domain": Domain(**domain)})
+
+
+# The search backends (winellbot.search.BACKENDS, not imported here: that would load the pipeline)
+# and the agent's stages, which ``llm.stage_models`` may name.
+SEARCH_BACKENDS = ("corpus", "gdelt", "brave", "searxng")
+STAGES = ("criteria", "navigator", "extractor", "aggregator", "editor", "judge")
+
+
 @dataclass
 class WikiSettings:
     # Empty api_url: use the operator's Pywikibot user-config.py (production on Wikipedia).
@@ -27,12 +76,18 @@ class WikiSettings:
     optin_template: str = "Winellbot"
     watchlist_page: str = ""  # e.g. "User:WinellBot/Watchlist"; empty: none
     shutoff_page: str = ""  # empty: User:<username>/Shutoff
-    queue_mode: str = "per-article"  # "per-article" (User:BOT/Queue/Title) or "single" (User:BOT/Queue)
+    # "per-article" (User:BOT/Queue/Title) or "single" (User:BOT/Queue)
+    queue_mode: str = setting("per-article", choices=("per-article", "single"))
     queue_prefix: str = ""  # empty: User:<username>/Queue
-    maxlag: int = 5  # seconds; Wikipedia's recommended value for bots
-    put_throttle: float = 10.0  # seconds between saves
-    new_section_interval_days: int = 7  # at most one new talk section per page per this many days
+    maxlag: int = setting(5, above=0)  # seconds; Wikipedia's recommended value for bots
+    put_throttle: float = setting(10.0, at_least=0)  # seconds between saves
+    new_section_interval_days: int = setting(7, at_least=0)  # at most one new talk section per page per N days
     simulate: bool = False
+    # How long a wiki that does not answer is waited for (seconds, retries included) before the
+    # cycle stops with one line; Pywikibot's own default retries for over 20 minutes.
+    max_wait: float = setting(60.0, above=0)
+    content_namespaces: list[int] = setting(factory=lambda: [0], at_least=0)  # only these are articles
+    message_type: str = "winellbot"  # what {{bots|optout=...}} names to opt out of this bot's messages
 
     @property
     def shutoff(self) -> str:
@@ -45,32 +100,32 @@ class WikiSettings:
 
 @dataclass
 class ScheduleSettings:
-    interval_minutes: int = 360  # how often `winellbot run` starts a cycle
-    recheck_days: float = 7.0  # a page is due again this long after its last run
-    max_pages_per_cycle: int = 200
+    interval_minutes: int = setting(360, above=0)  # how often `winellbot run` starts a cycle
+    recheck_days: float = setting(7.0, at_least=0)  # a page is due again this long after its last run
+    max_pages_per_cycle: int = setting(200, at_least=1)
 
 
 @dataclass
 class PipelineSettings:
     """The one table of pipeline defaults: the bot and the backtest both build from it."""
 
-    backend: str = "offline"  # "offline" | "openai"
-    max_suggestions: int = 5
+    backend: str = setting("offline", choices=("offline", "openai"))
+    max_suggestions: int = setting(5, at_least=1)
     # The aggregation loop's bounds. A model's round costs several calls, so the agent reads few
     # documents; the offline stages cost little per document and find most when they read every
     # one the search returns (dev backtest, 20 documents per task: 8/3 rounds C_soft 12.8%,
     # 20/5 14.4%, 40/10 15.0%).
-    max_iterations: int = 8
-    max_empty: int = 3
-    offline_max_iterations: int = 40
-    offline_max_empty: int = 10
+    max_iterations: int = setting(8, at_least=1)
+    max_empty: int = setting(3, at_least=1)
+    offline_max_iterations: int = setting(40, at_least=1)
+    offline_max_empty: int = setting(10, at_least=1)
 
 
 @dataclass
 class SearchSettings:
-    backend: str = "corpus"  # "corpus" | "gdelt" | "brave" | "searxng"
-    corpus_dir: str = ""  # empty: the bundled fictional sample news
-    window_days: int = 30  # only sources newer than the last check, or this many days
+    backend: str = setting("corpus", choices=SEARCH_BACKENDS)
+    corpus_dir: str = setting("", path="dir")  # empty: the bundled fictional sample news
+    window_days: int = setting(30, at_least=1)  # only sources newer than the last check, or this many days
     base_url: str = ""  # for searxng, or to point a backend at another host
     api_key_env: str = "WINELLBOT_SEARCH_API_KEY"
     allow_private_urls: bool = False  # the fetcher's SSRF guard; tests allow loopback
@@ -81,12 +136,12 @@ class LLMSettings:
     base_url: str = "https://api.openai.com/v1"
     model: str = "gpt-4.1-mini"
     # The paper used a strong model for criteria and a small one for aggregation.
-    stage_models: dict[str, str] = field(default_factory=lambda: {"criteria": "gpt-4.1"})
-    token_budget: int = 200_000  # per run
-    timeout: float = 60.0
-    max_retries: int = 4
-    editor_backend: str = "llm"  # "llm" | "transformers" | "offline"
-    editor_model_dir: str = ""  # for editor_backend = "transformers"
+    stage_models: dict[str, str] = setting(factory=lambda: {"criteria": "gpt-4.1"}, keys=STAGES)
+    token_budget: int = setting(200_000, at_least=1)  # per run
+    timeout: float = setting(60.0, above=0)
+    max_retries: int = setting(4, at_least=0)
+    editor_backend: str = setting("llm", choices=("llm", "transformers", "offline"))
+    editor_model_dir: str = setting("", path="dir")  # for editor_backend = "transformers"
 
     @property
     def api_key(self) -> str:
@@ -96,14 +151,16 @@ class LLMSettings:
 @dataclass
 class StateSettings:
     path: str = "winellbot.sqlite"
+    # "auto": WAL on a local disk, the rollback journal (delete) on NFS and other network filesystems
+    journal_mode: str = setting("auto", choices=("auto", "wal", "delete", "truncate"))
 
 
 @dataclass
 class LoggingSettings:
     file: str = ""  # a log file, rotated by size; empty: stderr only (``--log-file`` overrides)
-    level: str = "info"  # what goes to the file: debug | info | warning | error
-    max_bytes: int = 5_000_000  # rotate when the file reaches this size
-    backup_count: int = 5  # rotated files kept (winellbot.log.1 ... .5)
+    level: str = setting("info", choices=("debug", "info", "warning", "error"))  # what goes to the file
+    max_bytes: int = setting(5_000_000, at_least=1)  # rotate when the file reaches this size
+    backup_count: int = setting(5, at_least=0)  # rotated files kept (winellbot.log.1 ... .5)
 
 
 @dataclass
@@ -126,12 +183,37 @@ def _apply(section: Any, values: dict, where: str) -> None:
     for key, value in values.items():
         if key not in known:
             raise ConfigError(f"unknown setting {where}.{key}")
-        default = getattr(section, key)
-        if default is not None and not isinstance(value, type(default)) and not (
-            isinstance(default, float) and isinstance(value, int)
-        ):
-            raise ConfigError(f"{where}.{key} should be {type(default).__name__}, got {value!r}")
+        _check_type(f"{where}.{key}", getattr(section, key), value)
         setattr(section, key, value)
+
+
+def _check_type(where: str, default: Any, value: Any) -> None:
+    """``value`` must have the default's type; an int passes for a float, a boolean never for a number."""
+    if default is None:
+        return
+    expected = type(default)
+    ok = isinstance(value, expected) or (expected is float and isinstance(value, int))
+    if isinstance(value, bool) and expected is not bool:
+        ok = False
+    if not ok:
+        note = " (a boolean is not a number)" if isinstance(value, bool) and expected in (int, float) else ""
+        raise ConfigError(f"{where} should be {expected.__name__}, got {_toml_value(value)}{note}")
+
+
+def validate_settings(settings: Settings) -> Settings:
+    """Check every setting against its type and declared domain; raise :class:`ConfigError` naming
+    the setting and the allowed values. Returns ``settings``."""
+    for section_field in dataclasses.fields(settings):
+        section = getattr(settings, section_field.name)
+        defaults = type(section)()
+        for f in dataclasses.fields(section):
+            where = f"{section_field.name}.{f.name}"
+            value = getattr(section, f.name)
+            _check_type(where, getattr(defaults, f.name), value)
+            domain = f.metadata.get("domain")
+            if domain is not None:
+                domain.check(where, value)
+    return settings
 
 
 def load_settings(path: str | Path | None = None, overrides: dict | None = None) -> Settings:
@@ -153,7 +235,7 @@ def load_settings(path: str | Path | None = None, overrides: dict | None = None)
             if not hasattr(settings, name) or not isinstance(values, dict):
                 raise ConfigError(f"unknown config section [{name}]")
             _apply(getattr(settings, name), values, name)
-    return settings
+    return validate_settings(settings)
 
 
 def dump_settings(settings: Settings) -> str:
@@ -174,4 +256,6 @@ def _toml_value(value: Any) -> str:
         return repr(value)
     if isinstance(value, dict):
         return "{ " + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
     return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'

@@ -5,7 +5,11 @@
      +-- WikiError              talking to the wiki failed
      |    +-- UnsafeWriteError  a write outside talk namespaces / the bot's userspace
      |    +-- ShutoffError      the shutoff page says stop
-     |    +-- PostingRefused    {{bots}}/{{nobots}} or a rate limit forbids this post
+     |    +-- PostingRefused    {{bots}}/{{nobots}}, protection or a rate limit forbids this post
+     |    +-- PageGone          the page (or its article) is missing or was deleted
+     |    +-- WikiDown          the wiki cannot be used at all: the cycle stops
+     |         +-- WikiUnreachable  it does not answer (after the bounded wait)
+     |         +-- LoginLost        the login is gone and cannot be regained
      +-- StateError             the SQLite state is unusable
      +-- SearchError            a search backend failed
      +-- FetchError             a source could not be fetched or extracted (recorded, never fatal)
@@ -41,6 +45,22 @@ class ShutoffError(WikiError):
 
 
 class PostingRefused(WikiError):
+    pass
+
+
+class PageGone(WikiError):
+    pass
+
+
+class WikiDown(WikiError):
+    pass
+
+
+class WikiUnreachable(WikiDown):
+    pass
+
+
+class LoginLost(WikiDown):
     pass
 
 

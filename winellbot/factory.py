@@ -171,16 +171,19 @@ def build_wiki(settings: Settings, state_dir: Path) -> Wiki:
     if w.api_url:
         import sys
 
+        if not settings.bot_password:
+            raise ConfigError(f"WINELLBOT_BOT_PASSWORD is not set: the BotPassword of "
+                              f"{w.username}@{w.bot_password_app} is needed to log in to {w.api_url}")
         if "pywikibot" not in sys.modules:  # else its config folder is fixed already (tests, embedding)
             wiki_site.prepare_pywikibot(state_dir / "pywikibot")
         site = wiki_site.connect(w.api_url, w.username, settings.bot_password, app=w.bot_password_app,
                                  family_name=w.family_name or None, throttle=w.put_throttle, maxlag=w.maxlag,
-                                 simulate=w.simulate)
+                                 simulate=w.simulate, max_wait=w.max_wait)
     else:
-        site = wiki_site.operator_site()
+        site = wiki_site.operator_site(max_wait=w.max_wait)
     from winellbot.wiki.reader import WikiReader
     from winellbot.wiki.writer import WikiWriter
 
     writer = WikiWriter(site, bot_user=w.username, shutoff_page=w.shutoff,
-                        new_section_interval_days=w.new_section_interval_days)
+                        new_section_interval_days=w.new_section_interval_days, message_type=w.message_type)
     return Wiki(site, WikiReader(site, optin_template=w.optin_template), writer)

@@ -17,6 +17,12 @@ import sqlite_utils
 from winellbot.errors import StateError
 from winellbot.models import Citation, Document, Edit, GateFinding, PipelineResult, Suggestion, Update
 
+BUSY_TIMEOUT_MS = 30_000  # a reader (status) or a dry run waits this long for a writer
+# Filesystems where several machines share the file: SQLite's WAL needs shared memory
+# between all its users, which these cannot give (Toolforge's home is NFS).
+NETWORK_FILESYSTEMS = frozenset({"nfs", "nfs4", "cifs", "smb3", "smbfs", "ncpfs", "afs", "ceph", "glusterfs",
+                                 "fuse.glusterfs", "fuse.sshfs", "fuse.s3fs", "9p", "lustre", "gpfs", "beegfs",
+                                 "fuse.cephfs", "virtiofs"})
 SUGGESTION_STATUSES = ("proposed", "held", "posted", "accepted", "rejected", "withdrawn")
 
 
@@ -92,26 +98,75 @@ def _m002_post_links(db: sqlite_utils.Database) -> None:
     db["posts"].create_index(["posted_at"])
 
 
+def _m003_review_pages(db: sqlite_utils.Database) -> None:
+    # The last revision of each page holding posted suggestions whose verdicts the bot has read.
+    db["review_pages"].create({"target": str, "seen_revid": int, "checked": str}, pk="target")
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite_utils.Database], None]]] = [
     ("001_initial", _m001_initial),
     ("002_post_links", _m002_post_links),
+    ("003_review_pages", _m003_review_pages),
 ]
 
 
 class State:
-    """The one place state is read and written."""
+    """The one place state is read and written.
 
-    def __init__(self, path: str | Path = ":memory:") -> None:
-        if path != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
+    ``readonly`` opens an existing database for reading only (``winellbot status``): nothing is
+    created or migrated. ``journal_mode`` is "auto" (WAL on a local disk, DELETE on a network
+    filesystem, where WAL's shared memory does not work), or a mode SQLite knows.
+    """
+
+    def __init__(self, path: str | Path = ":memory:", *, readonly: bool = False,
+                 journal_mode: str = "auto") -> None:
+        self.path = str(path)
+        memory = self.path == ":memory:"
         try:
-            self.db = sqlite_utils.Database(str(path) if path != ":memory:" else None, memory=path == ":memory:")
-            self.db.execute("PRAGMA journal_mode=WAL") if path != ":memory:" else None
+            if readonly:
+                self.db = sqlite_utils.Database(_connect_readonly(self.path))
+                return
+            if not memory:
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite_utils.Database(None if memory else self.path, memory=memory)
+            self.db.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            if not memory:
+                mode = journal_mode_for(self.path) if journal_mode == "auto" else journal_mode
+                self.db.execute(f"PRAGMA journal_mode={mode}")
             self.migrate()
         except Exception as exc:  # sqlite3.DatabaseError and friends
             if isinstance(exc, StateError):
                 raise
             raise StateError(f"cannot open state database {path}: {exc}") from exc
+
+    def snapshot(self) -> State:
+        """An in-memory copy of this state: a dry run works on it and leaves the real one as it was."""
+        copy = State.__new__(State)
+        copy.path = ":memory:"
+        copy.db = sqlite_utils.Database(memory=True)
+        self.db.conn.backup(copy.db.conn)
+        return copy
+
+    def keep_dry_run(self, dry: State, run_id: int) -> int | None:
+        """Keep the record of a dry run on ``dry`` (a :meth:`snapshot`): its run, marked "dry-run", its
+        errors, its model calls and the model replies it cached (a later real run asking the same gets
+        the same answer, so it posts what the dry run showed). Nothing that a later run decides on
+        (suggestions, decisions, the pages' schedule) is kept. Returns the run's id here."""
+        rows = list(dry.db["runs"].rows_where("id = ?", [run_id]))
+        if not rows:
+            return None
+        with self.db.atomic():
+            kept = self.db["runs"].insert({**rows[0], "id": None, "status": "dry-run"}).last_pk
+            calls = [{**c, "id": None, "run_id": kept} for c in dry.db["llm_calls"].rows_where("run_id = ?", [run_id])]
+            if calls:
+                self.db["llm_calls"].insert_all(calls, alter=True)
+            errors = [{**e, "id": None, "run_id": kept} for e in dry.db["errors"].rows_where("run_id = ?", [run_id])]
+            if errors:
+                self.db["errors"].insert_all(errors)
+            cached = list(dry.db["llm_cache"].rows_where("created >= ?", [rows[0]["started"]]))
+            if cached:
+                self.db["llm_cache"].insert_all(cached, pk="key", ignore=True)
+        return kept
 
     # -- schema ----------------------------------------------------------
     def migrate(self) -> list[str]:
@@ -136,6 +191,14 @@ class State:
     def start_run(self, backend: str) -> int:
         with self.db.atomic():
             return self.db["runs"].insert({"started": now(), "status": "running", "backend": backend}).last_pk
+
+    def mark_interrupted(self) -> list[int]:
+        """Runs still marked running: no job holds the state now, so they were killed. Marks them so."""
+        ids = [r["id"] for r in self.db["runs"].rows_where("status = ?", ["running"])]
+        with self.db.atomic():
+            for run_id in ids:
+                self.db["runs"].update(run_id, {"status": "killed", "finished": now()})
+        return ids
 
     def finish_run(self, run_id: int, status: str = "done", **counts: int) -> None:
         with self.db.atomic():
@@ -265,6 +328,17 @@ class State:
                f"on p.suggestion_id = s.id where {' and '.join(where)} order by p.posted_at, p.id")
         return [dict(r) for r in self.db.query(sql, args)]
 
+    def review_targets(self) -> dict[str, int | None]:
+        """Pages holding posted suggestions that await a verdict -> the revision last read there."""
+        rows = self.db.query(
+            "select distinct p.target, r.seen_revid from posts p join suggestions s on s.id = p.suggestion_id "
+            "left join review_pages r on r.target = p.target where s.status = 'posted' order by p.target")
+        return {r["target"]: r["seen_revid"] for r in rows}
+
+    def saw_target(self, target: str, revid: int) -> None:
+        with self.db.atomic():
+            self.db["review_pages"].upsert({"target": target, "seen_revid": revid, "checked": now()}, pk="target")
+
     def posts(self, target: str | None = None) -> list[dict]:
         return list(self.db["posts"].rows_where("target = ?" if target else None, [target] if target else []))
 
@@ -307,3 +381,44 @@ def _with_id(s: Suggestion, stored_id: str) -> Suggestion:
     if s.id != stored_id:
         raise StateError(f"suggestion {stored_id} does not match its stored fields")
     return s
+
+
+def filesystem_type(path: str | Path, mounts: str | None = None) -> str:
+    """The type of the filesystem holding ``path``, from ``mounts`` (the text of /proc/mounts,
+    read when not given); "" where that is unknown."""
+    target = str(Path(path).resolve())
+    if mounts is None:
+        try:
+            mounts = Path("/proc/mounts").read_text(encoding="utf-8")
+        except OSError:
+            return ""
+    best, kind = "", ""
+    for line in mounts.splitlines():
+        parts = line.split()
+        if len(parts) < 3:
+            continue
+        point = parts[1].replace("\\040", " ")
+        inside = target == point or target.startswith(point.rstrip("/") + "/")
+        if inside and len(point) > len(best):
+            best, kind = point, parts[2]
+    return kind
+
+
+def journal_mode_for(path: str | Path, mounts: str | None = None) -> str:
+    """WAL on a local disk; DELETE (the rollback journal) on a network filesystem."""
+    kind = filesystem_type(Path(path).parent, mounts)
+    return "delete" if kind in NETWORK_FILESYSTEMS or kind.startswith("nfs") else "wal"
+
+
+def _connect_readonly(path: str):
+    """A read-only connection that creates no file: with no write-ahead log beside the database
+    (no writer since the last clean close), the file is complete and is opened as immutable;
+    otherwise SQLite reads it with the log that is already there."""
+    import sqlite3
+    from urllib.parse import quote
+
+    if not Path(path).is_file():
+        raise StateError(f"no state database at {path} (no job has run with this configuration yet)")
+    immutable = "" if Path(path + "-wal").exists() else "&immutable=1"
+    return sqlite3.connect(f"file:{quote(str(Path(path).resolve()))}?mode=ro{immutable}", uri=True,
+                           timeout=BUSY_TIMEOUT_MS / 1000)

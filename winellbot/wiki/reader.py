@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from winellbot.errors import ConfigError
+from winellbot.wiki.boundary import guarded
 
 if TYPE_CHECKING:
     import pywikibot
@@ -22,6 +24,20 @@ MAIN, TALK, TEMPLATE = 0, 1, 10
 _LIST_LINK = re.compile(r"^[*#]+\s*\[\[\s*:?([^\[\]|#]+?)\s*(?:#[^\[\]|]*)?(?:\|[^\[\]]*)?\]\]")
 
 Revision = tuple[int, str]  # (revision id, ISO timestamp such as "2024-05-01T12:00:00Z")
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """What a title as given names on the wiki: the canonical article title, or the problem."""
+
+    given: str
+    title: str = ""  # canonical: first letter case, spaces, namespace, the redirect followed
+    pageid: int | None = None
+    problem: str = ""  # one line; empty when ``title`` is an article the bot may treat
+
+    @property
+    def ok(self) -> bool:
+        return not self.problem
 
 
 class WikiReader:
@@ -39,8 +55,76 @@ class WikiReader:
         self.text_batch = text_batch
         self.title_batch = title_batch
 
+    # -- which page a title names ------------------------------------------------------------------
+
+    @guarded("resolving titles")
+    def resolve(self, titles: Iterable[str], *, content_namespaces: Iterable[int] = (MAIN,),
+                bot_user: str = "") -> dict[str, Resolved]:
+        """``{given: Resolved}``: each title normalised by the wiki (first-letter case, underscores,
+        namespace names), a redirect followed to its target, and checked to be an existing article
+        in ``content_namespaces``. Talk pages, the bot's own pages, other namespaces, missing
+        pages, double redirects and other wikis get a one-line problem instead. Batched."""
+        wanted = list(dict.fromkeys(t for t in titles))
+        content = set(content_namespaces)
+        out: dict[str, Resolved] = {}
+        batch = self.title_batch or self.site.maxlimit
+        for start in range(0, len(wanted), batch):
+            chunk = wanted[start:start + batch]
+            normalized: dict[str, str] = {}
+            redirects: dict[str, str] = {}
+            pages: dict[str, dict[str, Any]] = {}
+            interwiki: set[str] = set()
+            for reply in self._continued(action="query", prop="info", titles=chunk, redirects=True,
+                                         formatversion="2"):
+                query = reply.get("query", {})
+                normalized.update((n["from"], n["to"]) for n in query.get("normalized", []))
+                redirects.update((r["from"], r["to"]) for r in query.get("redirects", []))
+                interwiki.update(i["title"] for i in query.get("interwiki", []))
+                pages.update((p["title"], p) for p in query.get("pages", []))
+            for given in chunk:
+                out[given] = self._resolved(given, normalized, redirects, pages, interwiki, content, bot_user)
+        return out
+
+    def _resolved(self, given: str, normalized: dict[str, str], redirects: dict[str, str],
+                  pages: dict[str, dict[str, Any]], interwiki: set[str], content: set[int],
+                  bot_user: str) -> Resolved:
+        title = normalized.get(given, given)
+        via = ""
+        if title in redirects:
+            via = f" (through the redirect {title!r})"
+            title = redirects[title]
+        if title in interwiki:
+            return Resolved(given, problem=f"{given!r} points at another wiki")
+        page = pages.get(title)
+        if page is None or page.get("invalid"):
+            reason = (page or {}).get("invalidreason", "not a valid title")
+            return Resolved(given, problem=f"{given!r} is not a valid title: {reason}")
+        ns = int(page.get("ns", 0))
+        if ns not in content:
+            return Resolved(given, problem=self._not_article(given, title, ns, bot_user) + via)
+        if page.get("missing"):
+            return Resolved(given, problem=f"there is no page {title!r} on the wiki{via}")
+        if page.get("redirect"):
+            return Resolved(given, problem=f"{given!r} is a double redirect ({title!r} redirects again)")
+        return Resolved(given, title, page.get("pageid"))
+
+    def _not_article(self, given: str, title: str, ns: int, bot_user: str) -> str:
+        import pywikibot
+
+        if bot_user and ns == 2:
+            own = pywikibot.Page(self.site, f"User:{bot_user}").title()
+            if title == own or title.startswith(own + "/"):
+                return f"{given!r} is one of the bot's own pages, not an article"
+        if ns % 2 == 1:
+            article = pywikibot.Page(self.site, title).toggleTalkPage()
+            hint = f"; give the article's title ({article.title()!r})" if article is not None else ""
+            return f"{given!r} is a talk page, not an article{hint}"
+        name = self.site.namespaces[ns].custom_name if ns in self.site.namespaces else str(ns)
+        return f"{given!r} is not an article (namespace {name!r})"
+
     # -- which articles ----------------------------------------------------------------------------
 
+    @guarded("reading the watchlist and opt-ins")
     def watched_titles(self, optin_template: str, watchlist_page: str | None = None,
                        extra: Iterable[pywikibot.Page] = ()) -> list[str]:
         """Main-namespace titles to watch, deduplicated and sorted.
@@ -58,6 +142,7 @@ class WikiReader:
                 titles.add(title)
         return sorted(titles)
 
+    @guarded("reading the opt-ins")
     def opted_in(self, titles: Iterable[str], optin_template: str | None = None) -> set[str]:
         """Those of ``titles`` (as given) whose article or talk page transcludes the opt-in template."""
         template = optin_template or self.optin_template
@@ -109,6 +194,7 @@ class WikiReader:
 
     # -- revisions and text ------------------------------------------------------------------------
 
+    @guarded("reading latest revisions")
     def latest_revisions(self, titles: Iterable[str]) -> dict[str, Revision]:
         """``{title: (revid, timestamp)}`` of each page's latest revision; missing pages are absent.
 
@@ -123,6 +209,7 @@ class WikiReader:
                     result[title] = (int(revision["revid"]), str(revision["timestamp"]))
         return result
 
+    @guarded("reading pages")
     def read(self, titles: Iterable[str]) -> Iterator[tuple[str, str, int, str]]:
         """``(title, wikitext, revid, timestamp)`` for each existing page, in the order given."""
         wanted = list(dict.fromkeys(titles))
@@ -140,6 +227,7 @@ class WikiReader:
                 if title in found:
                     yield (title, *found[title])
 
+    @guarded("reading a page")
     def page_text(self, title: str) -> str | None:
         """Current wikitext of ``title``, or None when the page does not exist (always fresh)."""
         for _, text, _, _ in self.read([title]):

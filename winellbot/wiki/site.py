@@ -60,14 +60,23 @@ def prepare_pywikibot(config_dir: str | os.PathLike[str], *, user_config: str = 
 
 def configure(*, throttle: float | None = None, maxlag: int | None = None,
               max_retries: int | None = None, retry_wait: float | None = None,
-              simulate: bool | None = None) -> None:
+              simulate: bool | None = None, max_wait: float | None = None) -> None:
     """Set process-wide Pywikibot politeness settings; ``None`` leaves a setting as configured.
 
     ``throttle`` is the minimum seconds between edits (``put_throttle``) and also caps the read delay
     (``minthrottle``); ``maxlag`` is the ``write_maxlag`` sent with edits; ``simulate`` makes every
-    write API request a no-op at Pywikibot's lowest layer.
+    write API request a no-op at Pywikibot's lowest layer. ``max_wait`` bounds how long a wiki that
+    does not answer is retried (seconds; see :func:`winellbot.wiki.boundary.bounded_wait`), and
+    is applied before ``max_retries`` and ``retry_wait``, which override it when given.
     """
     from pywikibot import config
+
+    from winellbot.wiki.boundary import bounded_wait, quiet_retries
+
+    quiet_retries()
+    if max_wait is not None:
+        for name, value in bounded_wait(max_wait).items():
+            setattr(config, name, value)
 
     if throttle is not None:
         config.put_throttle = throttle
@@ -106,7 +115,7 @@ def register_wiki(api_url: str, family_name: str | None = None) -> str:
 def connect(api_url: str, username: str | None = None, password: str | None = None, *,
             app: str | None = None, family_name: str | None = None, throttle: float | None = None,
             maxlag: int | None = None, max_retries: int | None = None, retry_wait: float | None = None,
-            simulate: bool = False) -> APISite:
+            simulate: bool = False, max_wait: float | None = None) -> APISite:
     """A Pywikibot site for the wiki at ``api_url``, logged in with a BotPassword when given one.
 
     ``username`` is the account name and ``app`` the BotPassword's app id (``username`` may also be
@@ -114,14 +123,15 @@ def connect(api_url: str, username: str | None = None, password: str | None = No
     which is the only way Pywikibot takes passwords without prompting.
     """
     import pywikibot
-    from pywikibot.exceptions import Error as PywikibotError
+
+    from winellbot.wiki.boundary import boundary
 
     configure(throttle=throttle, maxlag=maxlag, max_retries=max_retries, retry_wait=retry_wait,
-              simulate=simulate)
+              simulate=simulate, max_wait=max_wait)
     name = register_wiki(api_url, family_name)
     if username and "@" in username and app is None:
         username, app = username.split("@", 1)
-    try:
+    with boundary(f"connecting to {api_url}"):
         if username:
             pywikibot.config.usernames[name][name] = username
             if password:
@@ -132,30 +142,27 @@ def connect(api_url: str, username: str | None = None, password: str | None = No
             site.login()
             if site.user() != username:
                 raise WikiError(f"login to {api_url} as {username} did not take (logged in as {site.user()})")
-    except PywikibotError as exc:
-        raise WikiError(f"cannot connect to {api_url}: {exc}") from exc
     return site
 
 
-def operator_site(*, login: bool = True, simulate: bool | None = None) -> APISite:
+def operator_site(*, login: bool = True, simulate: bool | None = None, max_wait: float | None = None) -> APISite:
     """The operator's configured site (``pywikibot.Site()``), e.g. English Wikipedia in production.
 
     Needs ``PYWIKIBOT_DIR`` (or ``~/.pywikibot``) with the operator's own ``user-config.py`` and
     password file; nothing is registered or written here.
     """
     import pywikibot
-    from pywikibot.exceptions import Error as PywikibotError
 
-    configure(simulate=simulate)
+    from winellbot.wiki.boundary import boundary
+
+    configure(simulate=simulate, max_wait=max_wait)
     user_config = Path(pywikibot.config.base_dir) / USER_CONFIG
     if not user_config.is_file():
         raise ConfigError(f"no user-config.py in {pywikibot.config.base_dir}: set PYWIKIBOT_DIR")
-    try:
+    with boundary("connecting to the site of Pywikibot's user-config.py"):
         site = pywikibot.Site()
         if login:
             site.login()
-    except PywikibotError as exc:
-        raise WikiError(f"cannot connect to the configured site: {exc}") from exc
     return site
 
 

@@ -4,11 +4,19 @@ Every save goes through :meth:`WikiWriter._save`, which refuses, in this order:
 
 1. a target outside talk namespaces and the bot's own userspace (``UnsafeWriteError``);
    the bot never edits an article;
-2. a page whose ``{{bots}}``/``{{nobots}}`` excludes the bot (``PostingRefused``);
+2. a page whose ``{{bots}}``/``{{nobots}}`` excludes the bot (``PostingRefused``),
+   read with :mod:`winellbot.wiki.exclusion` (allow, deny, optout of the bot's
+   message type) as well as Pywikibot's ``botMayEdit``;
 3. any save at all once the shutoff page no longer says to run (``ShutoffError``).
    The page is read right before each save; its content, stripped and
-   lower-cased, must be exactly one of :data:`SHUTOFF_ALLOWED` (``run``, ``true``).
-   A missing page, an empty page or any other text means stop.
+   lower-cased, must be exactly :data:`RUN_WORD`. A missing page, an empty page,
+   a redirect or any other text means stop.
+
+Before posting about an article, the article is read again: one that is gone
+(deleted, moved away, now a redirect) gets no post (``PageGone``), and neither
+does one whose own ``{{bots}}`` excludes the bot. A talk page that redirects is
+followed once; a double or broken redirect is refused. Pywikibot's errors leave
+the public methods through :mod:`winellbot.wiki.boundary`.
 
 Talk pages get at most one new section per ``new_section_interval_days``: the
 bot's own recent revisions of the page are read, and a revision whose summary
@@ -29,14 +37,15 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-import mwparserfromhell
 import pywikibot
 from pywikibot import exceptions as pwb_errors
 
-from winellbot.errors import ConfigError, PostingRefused, ShutoffError, UnsafeWriteError, WikiError
+from winellbot.errors import ConfigError, PageGone, PostingRefused, ShutoffError, UnsafeWriteError, WikiError
+from winellbot.wiki.boundary import guarded
+from winellbot.wiki.exclusion import exclusion
 from winellbot.wiki.render import SECTION_MARKER, anchor, present_ids, set_status, split_blocks
 
-SHUTOFF_ALLOWED = ("run", "true")
+RUN_WORD = "run"
 NEW_SECTION_TAG = "[new section]"
 _HEADING = re.compile(r"(?m)^(={1,6})[^\n]*?\1[ \t]*$")
 
@@ -75,9 +84,11 @@ class WikiWriter:
 
     def __init__(self, site, *, bot_user: str, shutoff_page: str,
                  allowed_userspace_prefix: str | None = None, new_section_interval_days: float = 7,
-                 edit_summary_prefix: str = "winellbot: article update suggestions for human review") -> None:
+                 edit_summary_prefix: str = "winellbot: article update suggestions for human review",
+                 message_type: str = "winellbot") -> None:
         self.site = site
         self.bot_user = bot_user
+        self.message_type = message_type
         self.shutoff_page = shutoff_page
         self.interval = dt.timedelta(days=new_section_interval_days)
         self.summary_prefix = edit_summary_prefix
@@ -92,6 +103,7 @@ class WikiWriter:
         self.userspace_prefix = root.title() + "/"
 
     # -- public ------------------------------------------------------------
+    @guarded(lambda self, article_title, *a, **k: f"posting to the talk page of {article_title}")
     def post_talk_section(self, article_title: str, section_title: str, body: str,
                           suggestion_ids: list[str] | tuple[str, ...]) -> PostResult:
         """Post ``body`` (from ``render_section``) under a new heading on the article's talk page.
@@ -101,6 +113,7 @@ class WikiWriter:
         post is deferred when there is none.
         """
         head, blocks, tail = self._blocks(body, suggestion_ids)
+        self.check_article(article_title)
         for attempt in range(2):
             page = self._talk_page(article_title)
             text = page.text if page.exists() else ""
@@ -129,9 +142,14 @@ class WikiWriter:
             return PostResult(page.title(), mode, ids, skipped, revid, section_title)
         raise AssertionError("unreachable")
 
-    def post_queue(self, queue_page: str, body: str, suggestion_ids: list[str] | tuple[str, ...]) -> PostResult:
-        """Append queue entries (from ``render_queue_entry``) to a page in the bot's userspace."""
+    @guarded(lambda self, queue_page, *a, **k: f"posting to {queue_page}")
+    def post_queue(self, queue_page: str, body: str, suggestion_ids: list[str] | tuple[str, ...], *,
+                   article: str | None = None) -> PostResult:
+        """Append queue entries (from ``render_queue_entry``) to a page in the bot's userspace;
+        with ``article``, only while that article exists and does not exclude the bot."""
         head, blocks, tail = self._blocks(body, suggestion_ids)
+        if article is not None:
+            self.check_article(article)
         for attempt in range(2):
             page = self._page(queue_page)
             if not self._in_userspace(page):
@@ -152,6 +170,7 @@ class WikiWriter:
             return PostResult(page.title(), "queue", ids, skipped, revid)
         raise AssertionError("unreachable")
 
+    @guarded(lambda self, target, *a, **k: f"setting a status on {target}")
     def set_status(self, target: str, suggestion_id: str, status: str, *, summary: str) -> StatusChange:
         """Set the ``status`` parameter of one suggestion's box on ``target``; nothing else changes.
 
@@ -181,6 +200,7 @@ class WikiWriter:
         page = self._page(title)
         return f"{page.permalink(oldid=revid, with_protocol=True)}#{anchor(suggestion_id)}"
 
+    @guarded("reading the shutoff page")
     def shutoff_allows(self) -> bool:
         """True when the shutoff page currently says to run (read fresh from the wiki)."""
         page = self._page(self.shutoff_page)
@@ -188,16 +208,29 @@ class WikiWriter:
             text = page.get(force=True)
         except (pwb_errors.NoPageError, pwb_errors.IsRedirectPageError):
             return False
-        return text.strip().lower() in SHUTOFF_ALLOWED
+        return text.strip().lower() == RUN_WORD
+
+    @guarded(lambda self, title: f"reading the article {title}")
+    def check_article(self, title: str) -> None:
+        """Raise unless ``title`` is an existing article (not a redirect) that does not exclude the bot."""
+        page = self._page(title)
+        if not page.exists():
+            raise PageGone(f"the article {page.title()} does not exist (deleted or moved?); nothing posted")
+        if page.isRedirectPage():
+            raise PageGone(f"the article {page.title()} is now a redirect; nothing posted")
+        why = exclusion(page.text, self.bot_user, self.message_type)
+        if why:
+            raise PostingRefused(f"{page.title()}: {why}")
 
     # -- the one save path -------------------------------------------------
     def _save(self, page, text: str, summary: str) -> int | None:
         """Save ``text`` to ``page`` after every safety check; returns the new revision id."""
         self._check_target(page)
-        if not page.botMayEdit() or _excluded_in_text(page.text if page.exists() else "", self.bot_user):
-            raise PostingRefused(f"{page.title()} excludes this bot with {{{{bots}}}} or {{{{nobots}}}}")
+        why = exclusion(page.text if page.exists() else "", self.bot_user, self.message_type)
+        if why or not page.botMayEdit():
+            raise PostingRefused(f"{page.title()}: {why or 'excludes this bot with {{bots}} or {{nobots}}'}")
         if not self.shutoff_allows():
-            raise ShutoffError(f"shutoff page {self.shutoff_page} does not say {SHUTOFF_ALLOWED[0]!r}")
+            raise ShutoffError(f"shutoff page {self.shutoff_page} does not say {RUN_WORD!r}")
         page.text = text
         try:
             page.save(summary=summary, minor=False, bot=True, apply_cosmetic_changes=False, quiet=True)
@@ -205,8 +238,6 @@ class WikiWriter:
             raise
         except pwb_errors.OtherPageSaveError as exc:
             raise PostingRefused(f"{page.title()}: {exc}") from exc
-        except pwb_errors.Error as exc:
-            raise WikiError(f"saving {page.title()} failed: {exc}") from exc
         return page.latest_revision_id if page.exists() else None
 
     def _check_target(self, page) -> None:
@@ -241,7 +272,12 @@ class WikiWriter:
         if talk is None:
             raise UnsafeWriteError(f"{article_title} has no talk page")
         if talk.exists() and talk.isRedirectPage():
-            talk = talk.getRedirectTarget()  # posting on a redirect would replace it
+            target = talk.getRedirectTarget()  # posting on a redirect would replace it
+            if not target.exists():
+                raise PostingRefused(f"{talk.title()} redirects to {target.title()}, which does not exist")
+            if target.isRedirectPage():
+                raise PostingRefused(f"{talk.title()} is a double redirect (through {target.title()})")
+            talk = target
         return talk
 
     def _recent_new_section(self, page) -> bool:
@@ -264,30 +300,6 @@ class WikiWriter:
         if sorted(found) != sorted(suggestion_ids) or len(set(found)) != len(found):
             raise ValueError(f"body holds suggestions {found}, expected {list(suggestion_ids)}")
         return head, blocks, tail
-
-
-def _excluded_in_text(text: str, bot_user: str) -> bool:
-    """{{bots}}/{{nobots}} read from the wikitext itself.
-
-    Pywikibot's ``botMayEdit`` only sees templates the wiki has already
-    recorded as used by the page, which can lag behind a fresh edit.
-    """
-    me = bot_user.strip().lower()
-    for tpl in mwparserfromhell.parse(text).filter_templates():
-        name = str(tpl.name).strip().lower()
-        if name not in ("bots", "nobots"):
-            continue
-        params = {str(p.name).strip().lower(): {v.strip().lower() for v in str(p.value).split(",")}
-                  for p in tpl.params}
-        if name == "nobots":
-            if not params or "all" in params.get("deny", set()) or me in params.get("deny", set()):
-                return True
-            continue
-        if "deny" in params and (params["deny"] & {"all", me}):
-            return True
-        if "allow" in params and not (params["allow"] & {"all", me}):
-            return True
-    return False
 
 
 def _unposted(blocks: list[tuple[str, str]], page_text: str) -> tuple[list[tuple[str, str]], tuple[str, ...]]:

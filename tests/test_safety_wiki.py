@@ -1,0 +1,163 @@
+"""What an operator can throw at the bot, through the real CLI against the real local wiki.
+
+Title spellings and redirects, talk pages and the bot's own pages given as articles, dry runs
+before a real run, and two jobs on one state. News documents are written for the tests (fictional).
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from winellbot.config import dump_settings
+from winellbot.state.db import State
+
+_ID_LINE = "  ["
+
+
+def cli(scene, *args: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    config = scene["config"]
+    cmd = [sys.executable, "-m", "winellbot.cli", *args, "--config", str(config)]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env={**os.environ, **(env or {})})
+
+
+@pytest.fixture
+def town(scene, tmp_path):
+    """The scene with its settings written to a config file for the CLI."""
+    config = tmp_path / "winellbot.toml"
+    config.write_text(dump_settings(scene["settings"]), encoding="utf-8")
+    return {**scene, "config": config}
+
+
+def error_lines(err: str) -> list[str]:
+    """What the command said on stderr, less Pywikibot's own "Logging in to ..." notice."""
+    return [line for line in err.splitlines() if line.strip() and not line.startswith("Logging in to ")]
+
+
+def printed_ids(out: str) -> list[str]:
+    """Suggestion ids in the order `winellbot article` printed them."""
+    return [line.rsplit("[", 1)[1].rstrip("]") for line in out.splitlines() if line.startswith("== ")]
+
+
+def ids_on(site, title: str) -> list[str]:
+    import pywikibot
+
+    from winellbot.wiki.render import _START
+
+    page = pywikibot.Page(site, title)
+    return _START.findall(page.text) if page.exists() else []
+
+
+def test_three_spellings_and_a_redirect_give_one_set_of_suggestions_posted_once(town, site, local_wiki):
+    title = town["opted"]
+    redirect = f"{title} (alias)"
+    local_wiki.edit(redirect, f"#REDIRECT [[{title}]]")
+    spellings = [title, title[0].lower() + title[1:], title.replace(" ", "_"), redirect]
+    seen = []
+    for spelling in spellings:
+        done = cli(town, "article", spelling, "--post")
+        assert done.returncode == 0, done.stdout + done.stderr
+        seen.append(printed_ids(done.stdout))
+    # Later runs look only at news since the page's last check: they find nothing new, and above
+    # all no second set under other ids.
+    assert seen[0] and all(set(ids) <= set(seen[0]) for ids in seen), seen
+    on_talk = ids_on(site, f"Talk:{title}")
+    assert sorted(on_talk) == sorted(seen[0]), "each suggestion posted exactly once"
+    state = State(town["settings"].state.path)
+    assert {row["page"] for row in state.suggestions()} == {title}
+    assert state.db["pages"].count == 1
+
+
+@pytest.mark.parametrize("given, problem", [
+    ("Talk:{opted}", "is a talk page, not an article; give the article's title ('{opted}')"),
+    ("User:{bot}/Queue/{opted}", "is one of the bot's own pages"),
+    ("{opted} that does not exist", "there is no page '{opted} that does not exist' on the wiki"),
+    ("Template:Winellbot", "is not an article (namespace 'Template')"),
+])
+def test_what_is_not_an_article_gets_one_line_and_no_post(town, site, given, problem):
+    given = given.format(**town)
+    done = cli(town, "article", given, "--post")
+    assert done.returncode == 1
+    [line] = error_lines(done.stderr)
+    assert line.startswith("winellbot: error: ") and problem.format(**town) in line, done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    import pywikibot
+
+    assert not pywikibot.Page(site, f"{town['settings'].wiki.queue}/{given}").exists()
+    assert not ids_on(site, f"Talk:{town['opted']}")
+
+
+def test_dry_runs_change_nothing_and_show_what_the_real_run_posts(town, site, local_wiki):
+    """Dry run, dry run, real run on one town; a real run alone on its twin: the same outcome."""
+    one, twin = town["opted"], town["listed"]
+    local_wiki.edit(f"Talk:{twin}", "{{Winellbot}}\nEarlier talk.")  # both opted in, alike
+    state_path = town["settings"].state.path
+    dry = [cli(town, "article", one) for _ in range(2)]
+    assert all(d.returncode == 0 for d in dry), dry[0].stderr
+
+    def decided() -> dict:
+        """Everything in the state that a later run decides on (not the dry runs' cost records)."""
+        state = State(state_path)
+        return {t: list(state.db[t].rows) for t in state.db.table_names()
+                if t not in ("runs", "llm_calls", "llm_cache", "_migrations")}
+
+    assert not any(decided().values()), "a dry run records nothing a later run reads"
+    assert printed_ids(dry[0].stdout) and printed_ids(dry[0].stdout) == printed_ids(dry[1].stdout)
+    again = cli(town, "once", "--dry-run", f"-page:{one}")
+    assert again.returncode == 0 and "1 page(s)" in again.stdout, again.stdout + again.stderr
+    assert not any(decided().values())
+    assert [r["status"] for r in State(state_path).db["runs"].rows] == ["dry-run"] * 3
+    real = cli(town, "article", one, "--post")
+    alone = cli(town, "article", twin, "--post")
+    assert real.returncode == 0 and alone.returncode == 0, real.stderr + alone.stderr
+    assert printed_ids(real.stdout) == printed_ids(dry[0].stdout)
+    assert sorted(ids_on(site, f"Talk:{one}")) == sorted(printed_ids(dry[0].stdout))
+
+    def shown(out: str, name: str) -> list[str]:
+        slug = name.lower().replace(" ", "-")
+        return [line.replace(name, "TOWN").replace(slug, "town") for line in out.splitlines()
+                if not line.startswith(("== ", "run "))]
+
+    assert shown(real.stdout, one) == shown(alone.stdout, twin)
+    state = State(state_path)
+    assert [r["status"] for r in state.suggestions(page=one)] == [r["status"] for r in state.suggestions(page=twin)]
+    assert {r["status"] for r in state.suggestions(page=one)} <= {"posted", "held"}
+
+
+def test_two_jobs_on_one_state_one_refuses_cleanly(town, site):
+    args = ["once", f"-page:{town['opted']}", f"-page:{town['listed']}", "--config", str(town["config"])]
+    env = {**os.environ, "WINELLBOT_PAUSE_AFTER_WRITE": "3"}
+    procs = [subprocess.Popen([sys.executable, "-m", "winellbot.cli", *args], env=env, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(2)]
+    outs = [(p.wait(timeout=300), *p.communicate()) for p in procs]
+    codes = sorted(code for code, _, _ in outs)
+    assert codes == [0, 1], outs
+    refused = next(err for code, _, err in outs if code == 1)
+    assert "refusing to start a second one" in refused and len(error_lines(refused)) == 1
+    assert all("Traceback" not in out + err for _, out, err in outs)
+    texts = ids_on(site, f"Talk:{town['opted']}") + ids_on(site, f"{town['settings'].wiki.queue}/{town['listed']}")
+    assert texts and len(texts) == len(set(texts))
+
+
+def test_a_killed_jobs_run_is_marked_killed_at_the_next_start(town, site):
+    import pywikibot
+
+    args = [sys.executable, "-m", "winellbot.cli", "once", f"-page:{town['opted']}", "--config", str(town["config"])]
+    proc = subprocess.Popen(args, env={**os.environ, "WINELLBOT_PAUSE_AFTER_WRITE": "60"},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while time.time() < deadline and "winellbot-suggestion" not in pywikibot.Page(site, f"Talk:{town['opted']}").text:
+        time.sleep(0.3)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    state = State(town["settings"].state.path)
+    assert [r["status"] for r in state.db["runs"].rows] == ["running"]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    status = cli(town, "status")
+    assert "run 1: " in status.stdout and " killed " in status.stdout, status.stdout
+    assert "run 2: " in status.stdout and " done " in status.stdout

@@ -1,0 +1,139 @@
+"""The one exception boundary between winellbot and Pywikibot.
+
+Every public method of the reader and the writer runs inside :func:`guarded`, which turns
+Pywikibot's exceptions, the network's and a password prompt with no terminal into winellbot's
+own (:mod:`winellbot.errors`), each with one line that names the problem:
+
+    the wiki does not answer (refused, timed out, 5xx)   -> WikiUnreachable  stops the cycle
+    the login is gone and cannot be regained             -> LoginLost        stops the cycle
+    a protected page, a blocked or filtered save         -> PostingRefused   this page only
+    a page deleted or missing                            -> PageGone         this page only
+    anything else Pywikibot raises                       -> WikiError        this page only
+
+:func:`bounded_wait` turns the operator's ``wiki.max_wait`` into Pywikibot's retry settings, so
+that a wiki that does not answer is given up after about that long (Pywikibot's defaults retry
+for over twenty minutes), and :func:`quiet_retries` keeps Pywikibot's per-retry tracebacks off
+the terminal: the error that ends the retries is reported once, by the caller.
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import inspect
+import logging
+import socket
+from collections.abc import Callable, Iterator
+
+import requests
+
+from winellbot.errors import LoginLost, PageGone, PostingRefused, WikiError, WikiUnreachable, WinellbotError
+
+_PROTECTED = {"protectedpage", "cascadeprotected", "protectedtitle", "protectednamespace",
+              "protectednamespace-interface", "permissiondenied", "blocked", "autoblocked", "abusefilter-disallowed",
+              "spamblacklist", "titleblacklist-forbidden"}
+_GONE = {"missingtitle", "pagedeleted", "nocreate-missing", "cantcreate"}
+_LOGIN = {"assertuserfailed", "assertbotfailed", "notloggedin", "badtoken", "mwoauth-invalid-authorization",
+          "readapidenied", "writeapidenied"}
+
+
+def translate(exc: BaseException, what: str) -> WinellbotError:
+    """The winellbot error for ``exc`` raised while doing ``what`` (a few words: "reading Foo")."""
+    from pywikibot import exceptions as pwb
+
+    if isinstance(exc, WinellbotError):
+        return exc
+    code = getattr(exc, "code", "") or ""
+    detail = _one_line(exc)
+    if isinstance(exc, (pwb.LockedPageError, pwb.AbuseFilterDisallowedError, pwb.SpamblacklistError,
+                        pwb.TitleblacklistError)) or code in _PROTECTED:
+        return PostingRefused(f"{what}: the wiki refused the save ({detail})")
+    if isinstance(exc, (pwb.NoPageError, pwb.PageDeletedConflictError, pwb.NoCreateError)) or code in _GONE:
+        return PageGone(f"{what}: the page is gone ({detail})")
+    if isinstance(exc, (pwb.NoUsernameError, EOFError)) or code in _LOGIN:
+        reason = ("Pywikibot asked for a password and there is no terminal to type it: set WINELLBOT_BOT_PASSWORD "
+                  "or Pywikibot's password_file") if isinstance(exc, EOFError) else detail
+        return LoginLost(f"{what}: not logged in ({reason})")
+    if isinstance(exc, (pwb.ApiTimeoutError, pwb.ServerError, pwb.ApiNotAvailableError, pwb.ClientError,
+                        requests.RequestException, ConnectionError, socket.timeout, TimeoutError)):
+        return WikiUnreachable(f"{what}: the wiki does not answer ({detail})")
+    return WikiError(f"{what}: {detail}")
+
+
+def is_wiki_error(exc: BaseException) -> bool:
+    from pywikibot import exceptions as pwb
+
+    return isinstance(exc, (pwb.Error, requests.RequestException, ConnectionError, socket.timeout, TimeoutError,
+                            EOFError))
+
+
+@contextlib.contextmanager
+def boundary(what: str) -> Iterator[None]:
+    """Run a block of Pywikibot calls; their errors leave it as winellbot errors."""
+    try:
+        yield
+    except WinellbotError:
+        raise
+    except BaseException as exc:
+        if not is_wiki_error(exc):
+            raise
+        raise translate(exc, what) from exc
+
+
+def guarded(what: str | Callable[..., str]) -> Callable:
+    """Decorate a reader or writer method with :func:`boundary`; ``what`` may be a function of
+    the method's arguments (``lambda self, title, *a, **k: f"posting to {title}"``)."""
+    def decorate(fn: Callable) -> Callable:
+        def label(args, kwargs) -> str:
+            return what(*args, **kwargs) if callable(what) else what
+
+        if inspect.isgeneratorfunction(fn):
+            @functools.wraps(fn)
+            def generator(*args, **kwargs):
+                with boundary(label(args, kwargs)):
+                    yield from fn(*args, **kwargs)
+            return generator
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with boundary(label(args, kwargs)):
+                return fn(*args, **kwargs)
+        return wrapper
+    return decorate
+
+
+def bounded_wait(max_wait: float) -> dict[str, float | int | tuple[float, float]]:
+    """Pywikibot settings that give up on a wiki that does not answer after about ``max_wait`` s.
+
+    Three attempts whose sockets time out after a quarter of it each, with waits of a twelfth and
+    a sixth between them: at most ``max_wait`` in all, even against a server that never answers.
+    """
+    quarter = max_wait / 4
+    return {"max_retries": 2, "retry_wait": max_wait / 12, "retry_max": max_wait / 6,
+            "socket_timeout": (min(6.05, quarter), min(45.0, quarter))}
+
+
+class _RetryChatter(logging.Filter):
+    """Drops Pywikibot's per-retry tracebacks and waiting notes unless winellbot logs verbosely."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if logging.getLogger("winellbot").isEnabledFor(logging.INFO):
+            return True
+        message = str(record.msg)
+        return not (message.startswith("Traceback (most recent call last)")
+                    or ("Waiting" in message and "before retrying" in message))
+
+
+def quiet_retries() -> None:
+    """Install the retry filter on Pywikibot's logger (once)."""
+    logger = logging.getLogger("pywiki")
+    if not any(isinstance(f, _RetryChatter) for f in logger.filters):
+        logger.addFilter(_RetryChatter())
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    if "Connection refused" in text:
+        return "connection refused"
+    if "Read timed out" in text or "ConnectTimeout" in text or "timed out" in text:
+        return "timed out"
+    return text[:300]
