@@ -64,7 +64,9 @@ def test_status_without_a_state_creates_nothing_and_says_why(tmp_path, monkeypat
 
 def test_status_reads_a_state_without_writing_to_its_folder(tmp_path, capsys):
     db = tmp_path / "state.sqlite"
-    State(db).start_run("offline")
+    writer = State(db)
+    writer.start_run("offline")
+    writer.db.conn.close()  # as after a job: no write-ahead log left beside the database
     cfg = tmp_path / "c.toml"
     cfg.write_text(f'[state]\npath = "{db}"\n')
     before = sorted(p.name for p in tmp_path.iterdir())

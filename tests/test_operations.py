@@ -6,7 +6,7 @@ import logging
 
 import requests
 
-from test_bot_wiki import run_cycle, scene  # noqa: F401  (scene is a fixture)
+from wikiscene import run_cycle
 from winellbot import logs
 from winellbot.cli import main
 from winellbot.config import dump_settings

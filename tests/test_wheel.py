@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from test_bot_wiki import ARTICLE, settings_for, write_news
+from wikiscene import ARTICLE, settings_for, write_news
 from winellbot.config import dump_settings
 
 ROOT = Path(__file__).resolve().parents[1]

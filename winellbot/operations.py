@@ -44,7 +44,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 def posted(settings: Settings, *, page: str | None = None, since: str | None = None, as_json: bool = False) -> int:
     from winellbot.commands import open_state
 
-    rows = open_state(settings).posted(page=page, since=_since(since) if since else None)
+    rows = open_state(settings, readonly=True).posted(page=page, since=_since(since) if since else None)
     for row in rows:
         if as_json:
             print(json.dumps(row, ensure_ascii=False, default=str))
