@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Manage a local MediaWiki for tests and the demo: create, start, stop, status, url.
 
-    scripts/localwiki.py create --dir var/wiki [--port 8080] [--ensure-packages]
-    scripts/localwiki.py start  --dir var/wiki
-    scripts/localwiki.py status --dir var/wiki      # exit 0 running, 3 stopped
-    scripts/localwiki.py url    --dir var/wiki [--api]
-    scripts/localwiki.py stop   --dir var/wiki
+    scripts/localwiki.py create var/wiki [--port 8080] [--ensure-packages]
+    scripts/localwiki.py start  var/wiki
+    scripts/localwiki.py status var/wiki      # exit 0 running, 3 stopped
+    scripts/localwiki.py url    var/wiki [--api]
+    scripts/localwiki.py stop   var/wiki      # says "not running" when it was not
+
+(``--dir DIR`` works as well as the positional DIR.)
 
 A thin layer over winellbot.wiki.localwiki.LocalWiki; credentials are in DIR/credentials.json.
 """
@@ -27,7 +29,8 @@ def _parser() -> argparse.ArgumentParser:
                        ("status", "say whether the wiki is running (exit 0) or not (exit 3)"),
                        ("url", "print the wiki's base URL")]:
         command = sub.add_parser(name, help=text, description=text)
-        command.add_argument("--dir", required=True, type=Path, help="the instance directory")
+        command.add_argument("dir_arg", nargs="?", type=Path, metavar="DIR", help="the instance directory")
+        command.add_argument("--dir", type=Path, help="the instance directory (the same as DIR)")
         if name == "create":
             command.add_argument("--port", type=int, default=0, help="port to serve on (0: pick a free one)")
             command.add_argument("--ensure-packages", action="store_true",
@@ -40,7 +43,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; library errors become a message on stderr and exit status 2."""
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    args.dir = args.dir or args.dir_arg
+    if args.dir is None:
+        parser.error("the instance directory is required (DIR or --dir DIR)")
     from winellbot.errors import WinellbotError
     from winellbot.wiki.localwiki import LocalWiki, ensure_packages
 
@@ -54,8 +61,7 @@ def main(argv: list[str] | None = None) -> int:
             wiki.start()
             print(f"running at {wiki.base_url}")
         elif args.command == "stop":
-            wiki.stop()
-            print("stopped")
+            print("stopped" if wiki.stop() else "not running")
         elif args.command == "status":
             running = wiki.exists() and wiki.is_running()
             print(f"running at {wiki.base_url}" if running else "stopped")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what winellbot needs on a fresh Debian machine; safe to run again.
 #   - Debian packages for the private local MediaWiki used by the demo and the tests
+#     (and, with the dev extras, Debian's chromium, which the tests use as a headless browser)
 #   - a virtual environment in .venv with winellbot and its dependencies
 # Usage: bash scripts/setup.sh [extras]   (default extras: dev)
 set -euo pipefail
@@ -8,7 +9,10 @@ cd "$(dirname "$0")/.."
 extras="${1:-dev}"
 
 need=()
-for pkg in mediawiki php-cli php-sqlite3 php-intl php-mbstring php-xml; do
+packages=(mediawiki php-cli php-sqlite3 php-intl php-mbstring php-xml)
+# The tests render the demo's pages in a real browser (headless chromium).
+case ",${extras}," in *,dev,*) packages+=(chromium) ;; esac
+for pkg in "${packages[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ "${#need[@]}" -gt 0 ]; then

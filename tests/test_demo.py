@@ -1,8 +1,19 @@
-"""The README's main job: `winellbot demo` on the embedded defaults, against its own fresh local wiki."""
+"""The README's main job: `winellbot demo` on the embedded defaults, against its own fresh local wiki.
+
+The pages a person opens after the demo are rendered by a real browser (Debian's chromium,
+headless, installed by scripts/setup.sh): the talk pages, the review queue and the bot's user page
+must show no red link, no "Cite error" and no raw "Template:" text, in both posting styles.
+"""
 import json
+import re
+import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
+import lxml.html
 import pytest
 import requests
 
@@ -11,6 +22,13 @@ from winellbot.factory import sample_dir
 from winellbot.wiki.localwiki import mediawiki_available
 
 pytestmark = [pytest.mark.wiki, pytest.mark.skipif(not mediawiki_available(), reason="MediaWiki not installed")]
+needs_browser = pytest.mark.skipif(shutil.which("chromium") is None,
+                                   reason="Debian's chromium is not installed (bash scripts/setup.sh installs it)")
+BOT = "WinellBot"
+ARTICLES = load_manifest(sample_dir())
+# chromium as root in a container: no sandbox, no GPU, nothing fetched in the background.
+CHROMIUM = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic"]
 
 
 def raw(base: str, title: str) -> str:
@@ -18,26 +36,138 @@ def raw(base: str, title: str) -> str:
     return r.text if r.status_code == 200 else ""
 
 
-def test_demo_posts_to_opted_in_talk_pages_and_the_queue_and_never_edits_articles(tmp_path):
-    cmd = [sys.executable, "-m", "winellbot.cli", "demo", "--dir", str(tmp_path), "--port", "0"]
+def run_demo(cwd: Path, *extra: str) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "winellbot.cli", "demo", "--dir", "demo", "--port", "0", *extra]
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def _base(cwd: Path) -> str:
+    return f"http://127.0.0.1:{json.loads((cwd / 'demo' / 'wiki' / 'credentials.json').read_text())['port']}"
+
+
+def _stop(cwd: Path) -> None:
+    subprocess.run([sys.executable, "-m", "winellbot.cli", "demo", "--dir", "demo", "--stop"], cwd=cwd,
+                   capture_output=True, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """The demo as a person runs it (the default, fact style): (working folder, output, base URL)."""
+    cwd = tmp_path_factory.mktemp("demo")
+    done = run_demo(cwd)
     try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stdout + done.stderr
-        creds = json.loads((tmp_path / "wiki" / "credentials.json").read_text())
-        base = f"http://127.0.0.1:{creds['port']}"
-        articles = load_manifest(sample_dir())
-        for a in articles:
-            talk, queue = raw(base, f"Talk:{a['title']}"), raw(base, f"User:WinellBot/Queue/{a['title']}")
-            if a["opt_in"]:
-                assert "<!-- winellbot-suggestion:" in talk and not queue
-            else:
-                assert "<!-- winellbot-suggestion:" in queue and "winellbot-suggestion" not in talk
-            revs = requests.get(f"{base}/api.php", params={
-                "action": "query", "prop": "revisions", "titles": a["title"], "rvprop": "user",
-                "rvlimit": "max", "format": "json", "formatversion": "2"}, timeout=30).json()
-            users = {r["user"] for r in revs["query"]["pages"][0]["revisions"]}
-            assert "WinellBot" not in users
-        assert "index.php?title=Talk%3AQuillhaven" in done.stdout  # the URLs a person opens
+        yield cwd, done.stdout, _base(cwd)
     finally:
-        subprocess.run([sys.executable, "-m", "winellbot.cli", "demo", "--dir", str(tmp_path), "--stop"],
-                       capture_output=True, timeout=60)
+        _stop(cwd)
+
+
+@pytest.fixture(scope="module")
+def demo_edit(tmp_path_factory):
+    """The demo with the paragraph-edit style (previews of paragraphs with references)."""
+    cwd = tmp_path_factory.mktemp("demo-edit")
+    done = run_demo(cwd, "--style", "edit")
+    try:
+        assert done.returncode == 0, done.stdout + done.stderr
+        yield cwd, done.stdout, _base(cwd)
+    finally:
+        _stop(cwd)
+
+
+def served(base: str, title: str) -> lxml.html.HtmlElement:
+    """The page's HTML as the wiki serves it (before any script runs)."""
+    return lxml.html.fromstring(requests.get(f"{base}/index.php", params={"title": title}, timeout=30).text)
+
+
+def render(base: str, title: str) -> lxml.html.HtmlElement:
+    """The page as chromium renders it (the DOM after scripts ran)."""
+    with tempfile.TemporaryDirectory() as profile:
+        out = subprocess.run([*CHROMIUM, f"--user-data-dir={profile}", "--dump-dom",
+                              f"{base}/index.php?title={requests.utils.quote(title.replace(' ', '_'))}"],
+                             capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and "mw-content-text" in out.stdout, out.stderr[-2000:]
+    return lxml.html.fromstring(out.stdout)
+
+
+def problems(page: lxml.html.HtmlElement) -> list[str]:
+    """Red links (to a bot page or any other), cite errors and raw template names on a rendered page."""
+    content = page.xpath('//*[@id="mw-content-text"]')[0]
+    text = content.text_content()
+    found = [f"red link to {a.get('title')}" for a in page.xpath('//a[contains(concat(" ", @class, " "), " new ")]')]
+    found += ["Cite error"] * text.count("Cite error")
+    found += [f"raw template name: ...{m.group(0)}..." for m in re.finditer(r".{0,30}Template:.{0,30}", text)]
+    return found
+
+
+def test_demo_posts_to_opted_in_talk_pages_and_the_queue_and_never_edits_articles(demo):
+    _, out, base = demo
+    for a in ARTICLES:
+        talk, queue = raw(base, f"Talk:{a['title']}"), raw(base, f"User:{BOT}/Queue/{a['title']}")
+        if a["opt_in"]:
+            assert "<!-- winellbot-suggestion:" in talk and not queue
+        else:
+            assert "<!-- winellbot-suggestion:" in queue and "winellbot-suggestion" not in talk
+            assert f"[[User:{BOT}/Queue/{a['title']}|" in raw(base, f"User:{BOT}/Queue"), "listed on the queue index"
+        revs = requests.get(f"{base}/api.php", params={
+            "action": "query", "prop": "revisions", "titles": a["title"], "rvprop": "user",
+            "rvlimit": "max", "format": "json", "formatversion": "2"}, timeout=30).json()
+        users = {r["user"] for r in revs["query"]["pages"][0]["revisions"]}
+        assert BOT not in users
+    assert "index.php?title=Talk%3AQuillhaven" in out  # the URLs a person opens
+    for url in re.findall(r"http://127\.0\.0\.1:\d+/index\.php\?title=\S+", out):
+        assert requests.get(url, timeout=30).status_code == 200, f"the demo printed {url}, which does not exist"
+
+
+def test_fact_style_posts_the_fact_its_source_and_a_citation_but_no_article_prose(demo):
+    _, _, base = demo
+    talk = raw(base, "Talk:Quillhaven")
+    assert "'''New fact:'''" in talk and "'''Ready citation'''" in talk and "'''What the source says'''" in talk
+    assert "Proposed change" not in talk and "How the new paragraph would read" not in talk
+    assert "&lt;ref&gt;&#123;&#123;cite news" in talk, "the citation is shown as text to copy, not rendered"
+
+
+@needs_browser
+def test_talk_queue_and_user_pages_render_without_red_links_cite_errors_or_raw_template_names(demo):
+    _, _, base = demo
+    pages = [f"User:{BOT}", f"User:{BOT}/Queue", "Talk:Quillhaven", f"User:{BOT}/Queue/Norvane Robotics"]
+    rendered = {title: render(base, title) for title in pages}
+    assert {t: problems(page) for t, page in rendered.items()} == {t: [] for t in pages}
+    user_page = rendered[f"User:{BOT}"].xpath('//*[@id="mw-content-text"]')[0].text_content()
+    for what in ("never edits an article", "Models and sources", "Opting out", "Stopping the bot", "nobots"):
+        assert what in user_page
+
+
+def test_every_other_page_of_the_demo_renders_without_red_links_or_raw_template_names(demo):
+    """The sample articles (stand-ins of their templates installed, links purged after the import),
+    the other talk and queue pages, and every page the bot's pages link to."""
+    _, _, base = demo
+    pages = [f"User talk:{BOT}", f"User:{BOT}/Shutoff", f"User:{BOT}/Watchlist"]
+    pages += [f"Talk:{a['title']}" if a["opt_in"] else f"User:{BOT}/Queue/{a['title']}" for a in ARTICLES]
+    pages += [a["title"] for a in ARTICLES]
+    assert {t: problems(served(base, t)) for t in pages} == {t: [] for t in pages}
+
+
+@needs_browser
+def test_edit_style_previews_render_without_cite_errors(demo_edit):
+    _, _, base = demo_edit
+    targets = [f"Talk:{a['title']}" if a["opt_in"] else f"User:{BOT}/Queue/{a['title']}" for a in ARTICLES]
+    for title in targets:
+        assert "How the new paragraph would read" in raw(base, title)
+    shown = targets[:1] + targets[2:3]  # one talk page and one queue page in the browser, the rest as served
+    assert {t: problems(render(base, t)) for t in shown} == {t: [] for t in shown}
+    assert {t: problems(served(base, t)) for t in targets} == {t: [] for t in targets}
+
+
+def test_the_printed_stop_command_works_as_printed_and_a_second_stop_says_so(demo):
+    cwd, out, base = demo
+    stop = re.search(r"stop it with: (.+)$", out, re.M).group(1)
+    first = subprocess.run(shlex.split(stop), cwd=cwd, capture_output=True, text=True, timeout=60)
+    assert first.returncode == 0 and "stopped the demo wiki" in first.stdout, first.stdout + first.stderr
+    with pytest.raises(requests.ConnectionError):
+        requests.get(f"{base}/api.php", timeout=5)
+    again = subprocess.run(shlex.split(stop), cwd=cwd, capture_output=True, text=True, timeout=60)
+    assert again.returncode == 0 and "was not running" in again.stdout, again.stdout
+    script = Path(__file__).resolve().parents[1] / "scripts" / "localwiki.py"  # the README's other way
+    other = subprocess.run([sys.executable, str(script), "stop", "demo/wiki"], cwd=cwd, capture_output=True,
+                           text=True, timeout=60)
+    assert other.returncode == 0 and other.stdout.strip() == "not running", other.stdout + other.stderr

@@ -289,7 +289,7 @@ def _ref_urls(code: Wikicode, named_refs: dict[str, tuple[str, ...]]) -> tuple[s
     urls: list[str] = []
     for tag in code.filter_tags(recursive=True, matches=lambda t: str(t.tag).strip().lower() == "ref"):
         if tag.self_closing or not tag.contents:
-            urls.extend(named_refs.get(_ref_name(tag), ()))
+            urls.extend(named_refs.get(ref_name(tag), ()))
         else:
             urls.extend(_urls_in(tag.contents))
     return tuple(dict.fromkeys(urls))
@@ -312,7 +312,8 @@ def _urls_in(contents: Wikicode) -> list[str]:
     return urls
 
 
-def _ref_name(tag: Tag) -> str:
+def ref_name(tag: Tag) -> str:
+    """The ``name`` of a ``<ref>`` tag, unquoted ("" when it has none)."""
     return str(tag.get("name").value).strip().strip("\"'") if tag.has("name") else ""
 
 
@@ -320,10 +321,25 @@ def _named_ref_urls(code: Wikicode) -> dict[str, tuple[str, ...]]:
     """URLs of every named ref definition, so that ``<ref name="x" />`` reuses resolve."""
     named: dict[str, tuple[str, ...]] = {}
     for tag in code.filter_tags(recursive=True, matches=lambda t: str(t.tag).strip().lower() == "ref"):
-        name = _ref_name(tag)
+        name = ref_name(tag)
         if name and not tag.self_closing and tag.contents and name not in named:
             named[name] = tuple(_urls_in(tag.contents))
     return named
+
+
+def named_ref_definitions(wikitext: str) -> dict[str, str]:
+    """Each named reference's first full definition (``<ref name="x">...</ref>``), by name.
+
+    A paragraph shown on its own (a suggestion's preview) may reuse a reference defined
+    elsewhere in the article (``<ref name="x" />``); with these it can carry the definition.
+    """
+    out: dict[str, str] = {}
+    code = _parse_wikicode("", wikitext)
+    for tag in code.filter_tags(recursive=True, matches=lambda t: str(t.tag).strip().lower() == "ref"):
+        name = ref_name(tag)
+        if name and not tag.self_closing and tag.contents and name not in out:
+            out[name] = str(tag)
+    return out
 
 
 # --------------------------------------------------------------------------- editing

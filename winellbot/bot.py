@@ -147,7 +147,7 @@ class WinellBot:
             report.counter["suggestions"] += len(result.suggestions)
             report.counter["held"] += sum(1 for s in result.suggestions if s.blocked)
             if not self.dry_run:
-                written = self.post(title, opted_in)
+                written = self.post(article, opted_in, report)
                 if written:
                     report.written.append(written)
                     report.counter["posted"] += 1
@@ -202,25 +202,44 @@ class WinellBot:
                                      content_hash=hashlib.sha256(doc.text.encode("utf-8")).hexdigest(),
                                      text=doc.text)
 
-    def post(self, title: str, opted_in: bool) -> str | None:
+    def post(self, article: Article, opted_in: bool, report: CycleReport | None = None) -> str | None:
         """Post this page's pending suggestions; returns the title of the page written, if any.
 
         Pending suggestions come from state, not from this run, so those found by a run that
         crashed before posting are posted now; ids already on the target are skipped by the writer.
+        The posting policy (:mod:`winellbot.posting`) first folds suggestions of the same fact
+        into one and holds back what the caps do not allow yet.
         """
+        from winellbot.posting import PostPlanner
         from winellbot.wiki import render
 
+        title = article.title
         pending = [s for s in self.state.pending(title) if not s.blocked]
         if not pending:
             return None
-        ids = [s.id for s in pending]
-        user = self.settings.wiki.username
+        p = self.settings.posting
+        plan = PostPlanner(self.state, max_per_page_per_week=p.max_per_page_per_week,
+                           max_per_wiki_per_day=p.max_per_wiki_per_day).plan(article, pending)
+        for sid, why in plan.merged.items():
+            self.state.set_status(sid, "held", why)
+        if plan.capped:
+            log.info("%s: %d suggestion(s) wait for a later cycle: at most %s", title, len(plan.capped), plan.cap_reason)
+            if report is not None:
+                report.counter["capped"] += len(plan.capped)
+        if not plan.post:
+            return None
+        ids = [s.id for s in plan.post]
+        user, style = self.settings.wiki.username, self.style
         if opted_in:
             section = render.default_section_title(dt.date.today().isoformat())
-            outcome = self.writer.post_talk_section(title, section, render.render_section(pending, bot_user=user), ids)
+            body = render.render_section(plan.post, bot_user=user, style=style, notes=plan.notes)
+            outcome = self.writer.post_talk_section(title, section, body, ids)
         else:
-            body = "".join(render.render_queue_entry(s, bot_user=user) for s in pending)
+            body = "".join(render.render_queue_entry(s, bot_user=user, style=style, notes=plan.notes.get(s.id))
+                           for s in plan.post)
             outcome = self.writer.post_queue(self.queue_page(title), body, ids, article=title)
+            if outcome.posted_ids and self.settings.wiki.queue_mode == "per-article":
+                self.writer.list_on_index(self.settings.wiki.queue, outcome.target, title)
         _pause_for_crash_tests()
         done = list(outcome.posted_ids) + list(outcome.skipped_ids)
         if _simulating():
@@ -234,6 +253,13 @@ class WinellBot:
         log.info("%s: %s, %d posted to %s, %d already there", title, outcome.mode, len(outcome.posted_ids),
                  outcome.target, len(outcome.skipped_ids))
         return outcome.target if outcome.posted_ids else None
+
+    @property
+    def style(self) -> str:
+        """``fact`` or ``edit``: the configured posting style, ``auto`` resolved for this wiki."""
+        from winellbot.posting import resolve_style
+
+        return resolve_style(self.settings.posting.style, self.writer.site.hostname())
 
     def queue_page(self, title: str) -> str:
         queue = self.settings.wiki.queue

@@ -50,6 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dir", default="var/demo", help="where the local wiki and state live")
     p.add_argument("--port", type=int, default=8765, help="port of the local wiki (0: any free port)")
     p.add_argument("--stop", action="store_true", help="stop the demo wiki and exit")
+    p.add_argument("--style", choices=["fact", "edit"], default="fact",
+                   help="how suggestions are posted: the sourced fact (as on English Wikipedia) or the paragraph edit")
     from winellbot.bench.cli import register as register_backtest
 
     register_backtest(sub)

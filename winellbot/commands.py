@@ -167,6 +167,7 @@ def print_report(report: CycleReport) -> None:
     c = report.counter
     print(f"run {report.run_id}: {len(report.pages)} page(s), {c['suggestions']} suggestion(s) "
           f"({c['held']} held by gates), {c['posted']} page(s) posted, {c['errors']} error(s)"
+          + (f", {c['capped']} waiting for the posting caps" if c["capped"] else "")
           + (f"; stopped: {report.stopped}" if report.stopped else ""))
 
 

@@ -156,6 +156,16 @@ class StateSettings:
 
 
 @dataclass
+class PostingSettings:
+    # "fact": the new fact in one line, the source's words, the section and a ready citation, no
+    # article prose; "edit": the paragraph edit with a preview; "auto": fact on English Wikipedia
+    # (whose guidance restricts LLM-written article text), edit elsewhere.
+    style: str = setting("auto", choices=("auto", "fact", "edit"))
+    max_per_page_per_week: int = setting(2, at_least=0)  # suggestions posted per article in any 7 days
+    max_per_wiki_per_day: int = setting(10, at_least=0)  # suggestions posted on the wiki in any 24 hours
+
+
+@dataclass
 class LoggingSettings:
     file: str = ""  # a log file, rotated by size; empty: stderr only (``--log-file`` overrides)
     level: str = setting("info", choices=("debug", "info", "warning", "error"))  # what goes to the file
@@ -172,6 +182,7 @@ class Settings:
     llm: LLMSettings = field(default_factory=LLMSettings)
     state: StateSettings = field(default_factory=StateSettings)
     logging: LoggingSettings = field(default_factory=LoggingSettings)
+    posting: PostingSettings = field(default_factory=PostingSettings)
 
     @property
     def bot_password(self) -> str:

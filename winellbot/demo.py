@@ -1,17 +1,23 @@
 """`winellbot demo`: the main job on the embedded defaults.
 
-Starts (or reuses) a private local MediaWiki, loads the bundled fictional sample
-articles, runs one cycle of the offline pipeline over the bundled sample news,
+Starts (or reuses) a private local MediaWiki, loads the bundled fictional sample articles (with
+stand-ins of the English Wikipedia templates they use, and the pages they link to), creates the
+bot's user page and talk page, runs one cycle of the offline pipeline over the bundled sample news,
 posts, and prints the URLs of the pages it wrote. The wiki is left running.
 """
 from __future__ import annotations
 
 import json
 import os
+import shlex
+import shutil
+import sys
 from pathlib import Path
 
 from winellbot.config import Settings, dump_settings
 from winellbot.factory import sample_dir
+
+DEFAULT_DIR = "var/demo"
 
 
 def load_manifest(folder: Path) -> list[dict]:
@@ -27,7 +33,13 @@ def load_manifest(folder: Path) -> list[dict]:
     return out
 
 
-def demo_settings(wiki, directory: Path, watchlist: str, shutoff: str) -> Settings:
+def load_extra_pages(folder: Path) -> dict[str, str]:
+    """Pages the sample articles and talk pages link to (a shire, categories, fictional editors)."""
+    data = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    return dict(data.get("pages", {})) if isinstance(data, dict) else {}
+
+
+def demo_settings(wiki, directory: Path, watchlist: str, shutoff: str, style: str = "fact") -> Settings:
     s = Settings()
     creds = wiki.credentials
     s.wiki.api_url = wiki.api_url
@@ -38,6 +50,9 @@ def demo_settings(wiki, directory: Path, watchlist: str, shutoff: str) -> Settin
     s.wiki.put_throttle = 0.0  # a private wiki: no need to be gentle
     s.search.window_days = 36500  # the sample news is not dated relative to today
     s.state.path = str(directory / "state.sqlite")
+    # The demo stands for English Wikipedia, whose guidance the fact style follows; --style edit
+    # shows the paragraph edit instead.
+    s.posting.style = style
     return s
 
 
@@ -47,16 +62,14 @@ def demo_main(args) -> int:
     directory = Path(args.dir).resolve()
     wiki = LocalWiki(directory / "wiki", port=args.port)
     if args.stop:
-        wiki.stop()
-        print(f"stopped the demo wiki in {directory / 'wiki'}")
-        return 0
+        return _stop(wiki)
     if not wiki.exists():
         print(f"creating a local MediaWiki in {directory / 'wiki'} ...")
         wiki.create()
     if not wiki.is_running():
         wiki.start()
     wiki.install_templates()
-    settings = _load_samples(wiki, directory)
+    settings = _load_samples(wiki, directory, getattr(args, "style", "fact"))
     os.environ["WINELLBOT_BOT_PASSWORD"] = wiki.credentials.bot_password
     (directory / "winellbot.toml").write_text(dump_settings(settings), encoding="utf-8")
 
@@ -66,15 +79,30 @@ def demo_main(args) -> int:
     bot = commands.build_bot(settings, state)
     report = bot.run(force=True)
     commands.print_report(report)
-    _print_pages(wiki, settings, report, directory)
+    _print_pages(wiki, settings, report, stop_command(args.dir))
     return 0 if not report.counter["errors"] and not report.stopped else 1
 
 
-def _load_samples(wiki, directory: Path) -> Settings:
+def _stop(wiki) -> int:
+    where = wiki.directory
+    if not wiki.exists():
+        print(f"no demo wiki in {where}")
+        return 0
+    if wiki.stop():
+        print(f"stopped the demo wiki in {where}")
+    else:
+        print(f"the demo wiki in {where} was not running")
+    return 0
+
+
+def _load_samples(wiki, directory: Path, style: str) -> Settings:
+    from winellbot.wiki.userpage import render_user_page
+
     bot = wiki.credentials.bot_user
     watchlist, shutoff = f"User:{bot}/Watchlist", f"User:{bot}/Shutoff"
+    settings = demo_settings(wiki, directory, watchlist, shutoff, style)
     articles = load_manifest(sample_dir())
-    pages = {shutoff: "run"}
+    pages = {shutoff: "run", **load_extra_pages(sample_dir())}
     for a in articles:
         pages[a["title"]] = a["wikitext"]
         talk = a["talk"] or ""
@@ -84,20 +112,44 @@ def _load_samples(wiki, directory: Path) -> Settings:
             pages[f"Talk:{a['title']}"] = talk
     pages[watchlist] = "Pages watched by the bot (fictional demo data):\n" + "\n".join(
         f"* [[{a['title']}]]" for a in articles if not a["opt_in"])
+    pages[f"User:{bot}"] = render_user_page(settings, operator=wiki.credentials.admin_user)
+    pages[f"User talk:{bot}"] = (f"Questions about [[User:{bot}|{bot}]] and its suggestions go here. To stop the "
+                                 f"bot at once, edit [[{shutoff}]].\n")
+    admin = wiki.credentials.admin_user
+    pages.setdefault(f"User:{admin}", "The administrator of this local demo wiki, and the bot's operator.\n")
     wiki.import_pages(pages, summary="winellbot demo: fictional sample data")
-    return demo_settings(wiki, directory, watchlist, shutoff)
+    # Imported pages were parsed before the templates and the pages they link to existed.
+    wiki.purge(sorted(pages))
+    return settings
 
 
-def _print_pages(wiki, settings: Settings, report, directory: Path) -> None:
+def stop_command(directory: str) -> str:
+    """The command that stops this demo's wiki, as it can be typed in the current directory."""
+    here = Path.cwd()
+    script = Path(sys.executable).with_name("winellbot")
+    if shutil.which("winellbot") and Path(shutil.which("winellbot")).resolve() == script.resolve():
+        program = ["winellbot"]
+    elif script.is_file():
+        program = [str(script.relative_to(here)) if script.is_relative_to(here) else str(script)]
+    else:
+        program = [sys.executable, "-m", "winellbot.cli"]
+    where = Path(directory)
+    extra = [] if where.resolve() == (here / DEFAULT_DIR).resolve() else ["--dir", str(where)]
+    return shlex.join([*program, "demo", "--stop", *extra])
+
+
+def _print_pages(wiki, settings: Settings, report, stop: str) -> None:
+    bot = settings.wiki.username
     print()
     print("Pages the bot wrote (open them in a browser):")
     for title in report.written or []:
         print(f"  {wiki.page_url(title)}")
     if not report.written:
         print("  (none: nothing new was found, or everything was posted in an earlier run)")
-    print(f"The bot's queue:   {wiki.page_url(settings.wiki.queue)}")
-    print(f"Shutoff page:      {wiki.page_url(settings.wiki.shutoff)}")
-    print(f"State database:    {settings.state.path}  (winellbot status --config "
-          f"{Path(settings.state.path).parent / 'winellbot.toml'})")
-    stop = "winellbot demo --stop" + ("" if directory == Path("var/demo").resolve() else f" --dir {directory}")
+    print(f"The bot's user page: {wiki.page_url(f'User:{bot}')}")
+    print(f"The review queue:    {wiki.page_url(settings.wiki.queue)}")
+    print(f"Shutoff page:        {wiki.page_url(settings.wiki.shutoff)}")
+    config = Path(settings.state.path).parent / "winellbot.toml"
+    print(f"State database:      {settings.state.path}  (winellbot status --config {config}; "
+          f"winellbot posted --config {config})")
     print(f"The wiki keeps running at {wiki.base_url}; stop it with: {stop}")

@@ -1,4 +1,5 @@
-"""Operator commands: ``winellbot posted`` (what went where) and ``winellbot withdraw ID``.
+"""Operator commands: ``winellbot posted`` (what went where), ``winellbot withdraw ID`` and
+``winellbot userpage`` (the bot's user page for these settings, to save by hand on a real wiki).
 
 ``posted`` reads the state only: every posted suggestion with its page, section, status (as
 reviewers last set it, or withdrawn) and the permanent link of the revision that posted it.
@@ -15,7 +16,7 @@ import json
 from winellbot.config import Settings
 from winellbot.errors import ConfigError
 
-COMMANDS = ("posted", "withdraw")
+COMMANDS = ("posted", "withdraw", "userpage")
 DECIDED = ("accepted", "rejected")
 
 
@@ -31,6 +32,9 @@ def register(subparsers, common) -> None:
     p.add_argument("id", metavar="ID", help="the suggestion's id (or a unique prefix of at least 6 characters)")
     p.add_argument("--reason", default="", help="why, for the edit summary and the state")
     p.add_argument("--force", action="store_true", help="withdraw even when a reviewer accepted or rejected it")
+    p = subparsers.add_parser("userpage", help="print the wikitext of the bot's user page for these settings")
+    common(p)
+    p.add_argument("--operator", default="", help="the operator's user name, linked from the page")
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
@@ -38,6 +42,11 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return posted(settings, page=args.page, since=args.since, as_json=args.json)
     if args.command == "withdraw":
         return withdraw(settings, args.id, reason=args.reason, force=args.force)
+    if args.command == "userpage":
+        from winellbot.wiki.userpage import render_user_page
+
+        print(render_user_page(settings, hostname=wiki_hostname(settings), operator=args.operator), end="")
+        return 0
     raise AssertionError(args.command)
 
 
@@ -54,6 +63,17 @@ def posted(settings: Settings, *, page: str | None = None, since: str | None = N
     if not rows and not as_json:
         print("no posted suggestions" + (f" for {page}" if page else "") + (f" since {since}" if since else ""))
     return 0
+
+
+def wiki_hostname(settings: Settings) -> str:
+    """The configured wiki's host name, without logging in (for the ``auto`` posting style)."""
+    if settings.wiki.api_url:
+        from urllib.parse import urlparse
+
+        return urlparse(settings.wiki.api_url).hostname or ""
+    from winellbot.wiki.site import operator_site
+
+    return operator_site(login=False).hostname()
 
 
 def _since(text: str) -> str:

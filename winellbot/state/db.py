@@ -7,6 +7,7 @@ transaction, so a crash leaves either all of a page's findings or none.
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 from collections.abc import Callable, Iterable
@@ -280,7 +281,7 @@ class State:
             where.append("page = ?"), args.append(page)
         if status is not None:
             where.append("status = ?"), args.append(status)
-        return list(self.db["suggestions"].rows_where(" and ".join(where) or None, args, order_by="created, id"))
+        return list(self.db["suggestions"].rows_where(" and ".join(where) or None, args, order_by="created, rowid"))
 
     def pending(self, page: str) -> list[Suggestion]:
         """This page's suggestions waiting to be posted, rebuilt from state (a crash loses none)."""
@@ -292,6 +293,10 @@ class State:
                             published=citation.date or None, publisher=citation.work or None)
         path = tuple(p for p in (row["section"] or "").split(" > ") if p)
         update = Update(row["update_text"], path, row["quote"] or "", document)
+        # The placement's reason lives with the kept update (the updates table), keyed as Update.key.
+        kept = list(self.db["updates"].rows_where("key = ?", [update.key], select="reason"))
+        if kept and kept[0]["reason"]:
+            update = dataclasses.replace(update, reason=kept[0]["reason"])
         edit = Edit(row["old_paragraph"] or "", row["new_paragraph"] or "", row["added_text"] or "", citation,
                     quoted=bool(row["quoted"]))
         findings = tuple(GateFinding(r["gate"], r["severity"], r["message"])
@@ -315,6 +320,12 @@ class State:
                                          "section_title": section_title, "posted_at": now(),
                                          "url": (links or {}).get(sid)})
                 self.db["suggestions"].update(sid, {"status": "posted", "updated": now()})
+
+    def count_posts(self, since: str, page: str | None = None) -> int:
+        """Suggestions posted at or after ``since`` (ISO time), on the wiki or for one article."""
+        sql = "select count(*) from posts p join suggestions s on s.id = p.suggestion_id where p.posted_at >= ?"
+        args = [since] + ([page] if page is not None else [])
+        return self.db.execute(sql + (" and s.page = ?" if page is not None else ""), args).fetchone()[0]
 
     def posted(self, page: str | None = None, since: str | None = None) -> list[dict]:
         """Every posted suggestion (whatever its status now) with its latest post, oldest first."""

@@ -264,18 +264,24 @@ $wgShowExceptionDetails = true;
             alive = _pid_alive(pid)
         return alive and self._answers()
 
-    def stop(self) -> None:
-        """Stop the server: the whole process group, since PHP may have forked workers."""
+    def stop(self) -> bool:
+        """Stop the server: the whole process group, since PHP may have forked workers.
+
+        Returns whether a server was running (False: nothing to stop).
+        """
         pid = self._server_pid()
-        if pid is not None:
+        running = pid is not None and (self._process.poll() is None if self._process is not None
+                                       else _pid_alive(pid))
+        if running:
             try:
                 os.killpg(pid, signal.SIGTERM)
             except (ProcessLookupError, PermissionError):
-                pass
+                running = False
             self._wait_gone(pid)
         self._process = None
         (self.directory / PID_FILE).unlink(missing_ok=True)
         self._admin = None
+        return running
 
     def _wait_gone(self, pid: int) -> None:
         if self._process is not None:
@@ -339,6 +345,12 @@ $wgShowExceptionDetails = true;
             titles.append(title)
         return titles
 
+    def purge(self, titles: list[str]) -> None:
+        """Re-render pages and their link tables (after an import, links to pages imported later
+        would otherwise show as missing, and templates installed later as raw names)."""
+        for i in range(0, len(titles), 50):
+            self.admin().purge(titles[i:i + 50])
+
     def run_jobs(self) -> None:
         """Run MediaWiki's job queue (api.php requests never do; categories via templates need it)."""
         self._maintenance("runJobs.php", "--quiet")
@@ -386,6 +398,9 @@ class _AdminSession:
         if result.get("result") != "Success":
             raise WikiError(f"admin edit of {title!r} failed: {result}")
         return int(result.get("newrevid") or self._latest_revid(title))
+
+    def purge(self, titles: list[str]) -> None:
+        self._post(action="purge", titles="|".join(titles), forcelinkupdate="1")
 
     def _latest_revid(self, title: str) -> int:
         pages = self._get(action="query", prop="info", titles=title, formatversion="2")["query"]["pages"]

@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from urllib.parse import quote
 
 import mwparserfromhell
 
+from winellbot.article import ref_name
 from winellbot.escape import check_proposed_wikitext, escape_param, escape_text
-from winellbot.models import Suggestion
+from winellbot.models import Citation, Suggestion
 
 TEMPLATE = "Winellbot suggestion"
 SECTION_MARKER = "<!-- winellbot-section -->"
@@ -50,60 +52,149 @@ def end_marker(suggestion_id: str) -> str:
     return f"<!-- /winellbot-suggestion:{suggestion_id} -->"
 
 
-def render_suggestion(s: Suggestion, *, bot_user: str, heading: str | None = None) -> str:
-    """Wikitext for one suggestion, between its id markers.
+@dataclass(frozen=True)
+class Notes:
+    """What the posting policy found out about a suggestion from the article, shown beside it.
+
+    ``fact``: the new fact in one short line; ``may_replace``: an article sentence it may make
+    out of date; ``also_reported``: other sources of the same fact; ``references``: the article's
+    named references by name, so that a preview reusing one (``<ref name="x" />``) carries it.
+    """
+
+    fact: str = ""
+    may_replace: str = ""
+    also_reported: tuple[Citation, ...] = ()
+    references: Mapping[str, str] = field(default_factory=dict)
+
+
+def render_suggestion(s: Suggestion, *, bot_user: str, heading: str | None = None, notes: Notes | None = None,
+                      style: str = "edit") -> str:
+    """Wikitext for one suggestion, between its id markers, in the ``edit`` or ``fact`` style.
 
     ``heading``, when given, is a complete heading line (bot-made, e.g. for the
     queue) placed just inside the opening marker.
     """
+    notes = notes or Notes()
+    lines = [marker(s.id)] + ([heading] if heading else []) + [_box(s)]
+    lines += _fact_lines(s, notes) if style == "fact" else _edit_lines(s, notes)
+    why = (s.edit.reason if style == "edit" else "") or s.update.reason
+    if why:
+        label = "Why this section" if style == "fact" else "Why"
+        lines.append(f"'''{label}:''' {escape_text(why)}")
+    if s.findings:
+        lines.append("'''Automated checks:'''")
+        lines += [f"* {escape_text(f.gate)} ({escape_text(f.severity)}): {escape_text(f.message)}"
+                  for f in s.findings]
+    lines.append(_footer(bot_user, style))
+    lines.append(end_marker(s.id))
+    # Blank lines: MediaWiki joins single-newline lines into one paragraph.
+    return "\n\n".join(lines) + "\n"
+
+
+def _box(s: Suggestion) -> str:
+    section = " › ".join(s.section_path) or "lead (introduction)"
+    return (f"{{{{{TEMPLATE}|id={s.id}|status=pending|article={escape_param(s.article_title)}"
+            f"|section={escape_param(section)}}}}}")
+
+
+def _edit_lines(s: Suggestion, notes: Notes) -> list[str]:
+    """The paragraph edit: word diff, preview, source, passage."""
     e = s.edit
     check = check_proposed_wikitext(e.new_paragraph, original=e.old_paragraph)
     section = " › ".join(s.section_path) or "lead (introduction)"
     where = ("as a new paragraph at the end of the section" if s.paragraph_index is None
              else f"in paragraph {s.paragraph_index + 1} of the section")
-    lines = [marker(s.id)]
-    if heading:
-        lines.append(heading)
-    lines += [
-        f"{{{{{TEMPLATE}|id={s.id}|status=pending|article={escape_param(s.article_title)}"
-        f"|section={escape_param(section)}}}}}",
+    lines = [
         f"'''Article:''' {_article_link(s.article_title)}{_revision_note(s)}",
         f"'''Section:''' {escape_text(section)}, {where}",
         "'''Proposed change''' (wikitext; <ins>inserted</ins> and <del>removed</del> words marked):",
         f'<div style="{_BOX} font-family:monospace; white-space:pre-wrap;">'
         f"{word_diff(e.old_paragraph, e.new_paragraph)}</div>",
         "'''How the new paragraph would read:'''",
-        f'<div style="{_BOX}">{check.text}<references /></div>',
+        f'<div style="{_BOX}">{with_definitions(check.text, notes.references)}<references /></div>',
     ]
     if not check.ok:
         lines.append("'''Note:''' markup the bot does not trust was shown as plain text: "
                      + "; ".join(escape_text(p) for p in check.problems))
-    lines.append(f"'''Source:''' {render_citation(s)}")
+    lines += _stale_lines(notes)
+    lines.append(f"'''Source:''' {render_citation(s)}{_also(notes)}")
     lines.append("'''Supporting passage from the source:'''")
     lines.append(f"<blockquote>{escape_text(s.update.quote)}</blockquote>")
-    if e.reason or s.update.reason:
-        lines.append(f"'''Why:''' {escape_text(e.reason or s.update.reason)}")
-    if s.findings:
-        lines.append("'''Automated checks:'''")
-        lines += [f"* {escape_text(f.gate)} ({escape_text(f.severity)}): {escape_text(f.message)}"
-                  for f in s.findings]
-    lines.append(
-        f"''This suggestion was made by a program, [[User:{bot_user}|{bot_user}]], not written by a person. "
-        "Please read the source before changing the article. To record your decision, set "
-        "<code>status=accepted</code> or <code>status=rejected</code> in the box above.''")
-    lines.append(end_marker(s.id))
-    # Blank lines: MediaWiki joins single-newline lines into one paragraph.
-    return "\n\n".join(lines) + "\n"
+    return lines
 
 
-def render_section(suggestions: Sequence[Suggestion], *, bot_user: str) -> str:
+def _fact_lines(s: Suggestion, notes: Notes) -> list[str]:
+    """The sourced fact: one line, the source's own words, the section and a ready citation."""
+    from winellbot.pipeline.offline import cite_news
+
+    section = " › ".join(s.section_path) or "lead (introduction)"
+    return [
+        f"'''New fact:''' {escape_text(notes.fact or s.update.text)}",
+        f"'''Article:''' {_article_link(s.article_title)}{_revision_note(s)}; "
+        f"'''suggested section:''' {escape_text(section)}",
+        *_stale_lines(notes),
+        "'''What the source says''' (its own words):",
+        f"<blockquote>{escape_text(s.update.quote)}</blockquote>",
+        f"'''Source:''' {render_citation(s)}{_also(notes)}",
+        "'''Ready citation''' (to paste after the sentence you write):",
+        f'<div style="{_BOX} font-family:monospace;">{escape_text(cite_news(s.edit.citation))}</div>',
+    ]
+
+
+def _stale_lines(notes: Notes) -> list[str]:
+    if not notes.may_replace:
+        return []
+    return [f"'''May replace:''' \"{escape_text(notes.may_replace)}\" (this sentence of the article may be "
+            "out of date if the new fact holds)"]
+
+
+def _also(notes: Notes) -> str:
+    if not notes.also_reported:
+        return ""
+    return "; also reported by " + "; ".join(render_citation_of(c) for c in notes.also_reported)
+
+
+def _footer(bot_user: str, style: str) -> str:
+    decide = ("To record your decision, set <code>status=accepted</code> or <code>status=rejected</code> "
+              "in the box above.")
+    if style == "fact":
+        return (f"''Found by a program, [[User:{bot_user}|{bot_user}]]; it proposes no wording for the article. "
+                f"If the fact belongs there, write it in your own words with the citation above. {decide}''")
+    return (f"''This suggestion was made by a program, [[User:{bot_user}|{bot_user}]], not written by a person. "
+            f"Please read the source before changing the article. {decide}''")
+
+
+def with_definitions(paragraph: str, references: Mapping[str, str]) -> str:
+    """``paragraph`` with each reused named reference it does not define replaced by its definition.
+
+    Shown on its own, a paragraph that reuses ``<ref name="x" />`` defined elsewhere in the
+    article would render as a cite error; the definition comes from the article itself.
+    """
+    if not references or "<ref" not in paragraph.lower():
+        return paragraph
+    code = mwparserfromhell.parse(paragraph)
+    refs = code.filter_tags(matches=lambda t: str(t.tag).strip().lower() == "ref")
+    defined = {ref_name(t) for t in refs if not t.self_closing}
+    for tag in refs:
+        name = ref_name(tag)
+        if tag.self_closing and name and name not in defined and name in references:
+            code.replace(tag, references[name])
+            defined.add(name)
+    return str(code)
+
+
+def render_section(suggestions: Sequence[Suggestion], *, bot_user: str, style: str = "edit",
+                   notes: Mapping[str, Notes] | None = None) -> str:
     """The body of a talk-page section (the writer adds the heading): intro, suggestions, signature."""
     n = len(suggestions)
+    what = (" Each gives a new fact, the source's own words and a citation; none proposes article text."
+            if style == "fact" else "")
     intro = (f"{SECTION_MARKER}\n[[User:{bot_user}|{bot_user}]] is a program that looks for recent, sourced "
              f"facts that may belong in this article. It found {n} possible "
-             f"update{'s' if n != 1 else ''} below. Nothing has been changed in the article: "
+             f"update{'s' if n != 1 else ''} below.{what} Nothing has been changed in the article: "
              "each suggestion waits for an editor to check it and decide.\n")
-    blocks = "".join(render_suggestion(s, bot_user=bot_user) for s in suggestions)
+    blocks = "".join(render_suggestion(s, bot_user=bot_user, style=style, notes=(notes or {}).get(s.id))
+                     for s in suggestions)
     return intro + blocks + signature()
 
 
@@ -112,11 +203,24 @@ def signature() -> str:
     return "Posted automatically for human review. ~~~~\n"
 
 
-def render_queue_entry(s: Suggestion, *, bot_user: str) -> str:
+def render_queue_entry(s: Suggestion, *, bot_user: str, style: str = "edit", notes: Notes | None = None) -> str:
     """One entry of the bot's userspace queue: a level-2 heading naming the article, then the suggestion."""
     section = " › ".join(s.section_path) or "lead"
     heading = f"== {_article_link(s.article_title)}: {escape_text(section)} =="
-    return render_suggestion(s, bot_user=bot_user, heading=heading)
+    return render_suggestion(s, bot_user=bot_user, heading=heading, style=style, notes=notes)
+
+
+def queue_index_intro(bot_user: str) -> str:
+    """The opening of the queue's index page, which lists one page per article."""
+    return (f"This is the review queue of [[User:{bot_user}|{bot_user}]], a program that proposes "
+            "sourced updates for articles it watches. Articles whose talk pages opted in get their "
+            "suggestions there; the others get them here, one page per article. Nothing is changed in "
+            "any article: each suggestion waits for an editor to check it and decide.\n\n")
+
+
+def queue_index_line(page_title: str, article_title: str) -> str:
+    """One line of the queue's index: a link to an article's queue page."""
+    return f"* [[{page_title}|{escape_text(article_title)}]]"
 
 
 def default_section_title(date: str) -> str:
@@ -126,7 +230,11 @@ def default_section_title(date: str) -> str:
 
 def render_citation(s: Suggestion) -> str:
     """The citation as a safe external link followed by the work and date, all escaped."""
-    c = s.edit.citation
+    return render_citation_of(s.edit.citation)
+
+
+def render_citation_of(c: Citation) -> str:
+    """A citation as a safe external link followed by the work and date, all escaped."""
     title = escape_text(c.title or c.url)
     url = safe_url(c.url)
     head = f"[{url} {title}]" if url else title

@@ -170,6 +170,32 @@ class WikiWriter:
             return PostResult(page.title(), "queue", ids, skipped, revid)
         raise AssertionError("unreachable")
 
+    @guarded(lambda self, index, *a, **k: f"listing a page on {index}")
+    def list_on_index(self, index: str, page_title: str, article_title: str) -> bool:
+        """Make sure the queue's index page (in the bot's userspace) links to ``page_title``.
+
+        Returns whether it saved. The index lists one line per article page of the queue; an
+        existing line (or any link to the page) is left as it is.
+        """
+        from winellbot.wiki.render import queue_index_intro, queue_index_line
+
+        for attempt in range(2):
+            page = self._page(index)
+            if not self._in_userspace(page):
+                raise UnsafeWriteError(f"queue index {page.title()} is not under {self.userspace_prefix}")
+            text = page.text if page.exists() else queue_index_intro(self.bot_user)
+            if f"[[{page_title}|" in text or f"[[{page_title}]]" in text:
+                return False
+            new_text = text.rstrip("\n") + "\n" + queue_index_line(page_title, article_title) + "\n"
+            try:
+                self._save(page, new_text, f"{self.summary_prefix}: listing {article_title} in the review queue")
+            except pwb_errors.EditConflictError:
+                if attempt:
+                    raise WikiError(f"edit conflict on {page.title()} twice") from None
+                continue
+            return True
+        raise AssertionError("unreachable")
+
     @guarded(lambda self, target, *a, **k: f"setting a status on {target}")
     def set_status(self, target: str, suggestion_id: str, status: str, *, summary: str) -> StatusChange:
         """Set the ``status`` parameter of one suggestion's box on ``target``; nothing else changes.
