@@ -285,6 +285,16 @@ def _normalise(text: str) -> str:
     return re.sub(r"\s{2,}", " ", text).strip()
 
 
+def ref_urls(fragment: str, named_refs: dict[str, tuple[str, ...]] | None = None) -> tuple[str, ...]:
+    """The URLs cited by the ``<ref>`` tags of a wikitext fragment (``named_refs`` resolves reuses)."""
+    return _ref_urls(mwparserfromhell.parse(fragment), named_refs or {})
+
+
+def named_ref_urls(wikitext: str) -> dict[str, tuple[str, ...]]:
+    """The URLs of every named ``<ref>`` definition of a page, by name."""
+    return _named_ref_urls(mwparserfromhell.parse(wikitext))
+
+
 def _ref_urls(code: Wikicode, named_refs: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
     urls: list[str] = []
     for tag in code.filter_tags(recursive=True, matches=lambda t: str(t.tag).strip().lower() == "ref"):

@@ -58,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     from winellbot.operations import register as register_operations
 
     register_operations(sub, _common)
+    __import__("winellbot.editor.cli", fromlist=["register"]).register(sub)
     return parser
 
 
@@ -88,6 +89,8 @@ def _dispatch(args: argparse.Namespace, rest: list[str]) -> int:
         from winellbot.bench.cli import run as run_backtest
 
         return run_backtest(args)
+    if args.command == "editor":
+        return __import__("winellbot.editor.cli", fromlist=["run"]).run(args)
     if args.command == "demo":
         from winellbot.demo import demo_main
 

@@ -140,8 +140,9 @@ class LLMSettings:
     token_budget: int = setting(200_000, at_least=1)  # per run
     timeout: float = setting(60.0, above=0)
     max_retries: int = setting(4, at_least=0)
-    editor_backend: str = setting("llm", choices=("llm", "transformers", "offline"))
-    editor_model_dir: str = setting("", path="dir")  # for editor_backend = "transformers"
+    # "local": the fine-tuned editor shipped with winellbot (winellbot/data/editor), in-process
+    editor_backend: str = setting("llm", choices=("llm", "transformers", "local", "offline"))
+    editor_model_dir: str = setting("", path="dir")  # "transformers": the model; "local": another adapter
 
     @property
     def api_key(self) -> str:

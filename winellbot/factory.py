@@ -103,8 +103,11 @@ def build_pipeline(settings: Settings, *, state: State | None = None, run_id: in
     if p.backend == "offline":
         from winellbot.pipeline.offline import build_offline_pipeline
 
-        return build_offline_pipeline(max_suggestions=CANDIDATES * p.max_suggestions,
-                                      max_iterations=p.offline_max_iterations, max_empty=p.offline_max_empty)
+        pipeline = build_offline_pipeline(max_suggestions=CANDIDATES * p.max_suggestions,
+                                          max_iterations=p.offline_max_iterations, max_empty=p.offline_max_empty)
+        if settings.llm.editor_backend == "local":
+            pipeline.editor = build_local_editor(settings, state, run_id)
+        return pipeline
     if p.backend == "openai":
         from winellbot.pipeline.agent import build_agent_pipeline
 
@@ -119,8 +122,10 @@ def build_pipeline(settings: Settings, *, state: State | None = None, run_id: in
             from winellbot.pipeline.offline import OfflineEditor
 
             pipeline.editor = OfflineEditor()
+        elif editor == "local":
+            pipeline.editor = build_local_editor(settings, state, run_id)
         elif editor not in ("llm", "transformers"):
-            raise ConfigError(f"unknown llm.editor_backend {editor!r} (llm | transformers | offline)")
+            raise ConfigError(f"unknown llm.editor_backend {editor!r} (llm | transformers | local | offline)")
         return pipeline
     raise ConfigError(f"unknown pipeline backend {p.backend!r} (offline | openai)")
 
@@ -146,6 +151,14 @@ def build_editor_client(settings: Settings, state: State | None, run_id: int | N
         raise ConfigError("llm.editor_backend = 'transformers' needs llm.editor_model_dir")
     backend = get_backend("transformers", model_dir=settings.llm.editor_model_dir)
     return ModelClient(backend, state=state, run_id=run_id)
+
+
+def build_local_editor(settings: Settings, state: State | None, run_id: int | None = None):
+    """The fine-tuned local editor: ``editor_model_dir``, else the adapter shipped with winellbot."""
+    from winellbot.editor.predict import local_client, shipped_editor
+    from winellbot.pipeline.local_edit import LocalEditor
+
+    return LocalEditor(local_client(settings.llm.editor_model_dir or shipped_editor(), state=state, run_id=run_id))
 
 
 def build_gates(settings: Settings, state: State | None, client=None):

@@ -1,7 +1,8 @@
 """A local causal language model run in-process with transformers (the fine-tuned editor).
 
-The model and tokenizer are loaded once, on the first request, from a directory (never from the
-network: ``local_files_only``; ``HF_HUB_OFFLINE`` is respected as well). The chat template of the
+The model and tokenizer are loaded once, on the first request, from a model spec (a directory, a
+GGUF file, the bundled SmolLM2, or a LoRA adapter folder merged into its base: see
+:mod:`winellbot.llm.local_model`), never from the network. The chat template of the
 tokenizer formats the messages; a tokenizer without one gets a plain role-tagged prompt. Decoding is
 greedy, the prompt is cut to ``max_prompt_tokens`` (keeping its end, where the paragraph to edit
 and the generation cue are) and the reply to ``max_new_tokens``.
@@ -43,18 +44,13 @@ class TransformersBackend(ChatBackend):
         with self._lock:
             if self._model is not None:
                 return
-            if not (self.model_dir / "config.json").is_file():
-                raise ModelError(f"transformers: no model in {self.model_dir} (config.json missing)")
-            try:
-                import torch
-                from transformers import AutoModelForCausalLM, AutoTokenizer
+            from winellbot.errors import ConfigError
+            from winellbot.llm.local_model import load_model, load_tokenizer
 
-                tokenizer = AutoTokenizer.from_pretrained(str(self.model_dir), local_files_only=True)
-                kwargs = {"local_files_only": True}
-                if self.dtype:
-                    kwargs["dtype"] = getattr(torch, self.dtype)
-                model = AutoModelForCausalLM.from_pretrained(str(self.model_dir), **kwargs)
-            except (OSError, ValueError, ImportError) as exc:
+            try:
+                tokenizer = load_tokenizer(self.model_dir)
+                model = load_model(self.model_dir, dtype=self.dtype)
+            except (ConfigError, ImportError) as exc:
                 raise ModelError(f"transformers: cannot load {self.model_dir}: {exc}") from exc
             model.to(self.device)
             model.eval()

@@ -1,0 +1,156 @@
+"""Editors that predict an edited paragraph from an :class:`EditTask` (never from a target).
+
+* :class:`ShortEditPredictor`: a fine-tuned local editor; its "After N: sentence" answer is
+  applied by code (:mod:`winellbot.editor.shortedit`), so the paragraph's words all stay;
+* :class:`ParagraphPredictor`: a model given the project's editing instruction
+  (``prompts/editor.md``), rewriting the whole paragraph (the zero-shot baseline);
+* :class:`AppendPassage`: no model; the source sentence with the most words new to the
+  paragraph is appended, as the offline pipeline's editor does;
+* :class:`NoChange`.
+
+Model predictors ask through a :class:`winellbot.llm.client.ModelClient`, the one place a
+model is called (recorded, cached, budgeted).
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections import Counter
+from pathlib import Path
+
+from winellbot.editor.examples import EditTask
+from winellbot.editor.shortedit import apply_edit, parse_answer, prompt_messages
+from winellbot.errors import ModelError
+from winellbot.text import content_tokens, split_sentences
+
+SHORT_EDIT_TOKENS = 96  # one sentence; a reply cut here is still parsed
+PARAGRAPH_TOKENS = 384
+CHUNK_WORDS = 30  # pages that lost their punctuation are cut into pieces of this many words
+
+
+class Predictor(ABC):
+    name = "editor"
+
+    def __init__(self) -> None:
+        self.outcomes: Counter = Counter()
+
+    @abstractmethod
+    def predict(self, task: EditTask) -> str:
+        """The whole edited paragraph."""
+
+    def summary(self) -> str:
+        return ", ".join(f"{k} {v}" for k, v in self.outcomes.most_common())
+
+
+class NoChange(Predictor):
+    name = "no change"
+
+    def predict(self, task: EditTask) -> str:
+        return task.original
+
+
+def source_sentences(text: str) -> list[str]:
+    """The source's sentences; run-on pieces (a page without punctuation) cut into short chunks."""
+    out = []
+    for s in split_sentences(" ".join(text.split())):
+        ws = s.split()
+        out += [" ".join(ws[i:i + CHUNK_WORDS]) for i in range(0, len(ws), CHUNK_WORDS)]
+    return out
+
+
+class AppendPassage(Predictor):
+    """The offline editor: append the source sentence with the most content words new to the paragraph."""
+
+    name = "offline (append a passage)"
+
+    def predict(self, task: EditTask) -> str:
+        from winellbot.models import Citation, Paragraph, Update
+        from winellbot.pipeline.offline import OfflineEditor
+        from winellbot.text import clean_suggestion_text
+
+        known = set(content_tokens(task.original))
+        pieces = source_sentences(task.source.text)
+        if not pieces:
+            return task.original
+        best = max(pieces, key=lambda s: len(set(content_tokens(s)) - known))
+        from winellbot.models import Document
+
+        doc = Document(id="source", url=task.source.url, title=task.source.title, text=task.source.text)
+        edit = OfflineEditor().edit(Paragraph(task.original, task.original, 0, len(task.original)),
+                                    Update(best, task.section_path, best, doc),
+                                    Citation(task.source.url, task.source.title))
+        return clean_suggestion_text(edit.new_paragraph, max_words=10**9)
+
+
+class ShortEditPredictor(Predictor):
+    """A fine-tuned editor's short edit, applied to the paragraph; a reply without one changes nothing."""
+
+    name = "fine-tuned editor"
+
+    def __init__(self, client, *, max_tokens: int = SHORT_EDIT_TOKENS) -> None:
+        super().__init__()
+        self.client = client
+        self.max_tokens = max_tokens
+
+    def predict(self, task: EditTask) -> str:
+        try:
+            reply = self.client.ask_text("editor", prompt_messages(task), max_tokens=self.max_tokens)
+        except ModelError:
+            self.outcomes["model error"] += 1
+            return task.original
+        edit = parse_answer(reply)
+        if edit is None:
+            self.outcomes["no edit in the reply"] += 1
+            return task.original
+        self.outcomes["edited"] += 1
+        return apply_edit(task.original, edit)[0]
+
+
+class ParagraphPredictor(Predictor):
+    """A model rewriting the paragraph with the project's editing instruction (zero-shot)."""
+
+    name = "zero-shot (editing instruction)"
+
+    def __init__(self, client, *, max_tokens: int = PARAGRAPH_TOKENS) -> None:
+        super().__init__()
+        self.client = client
+        self.max_tokens = max_tokens
+
+    def predict(self, task: EditTask) -> str:
+        from winellbot.llm.prompts import load_prompt
+        from winellbot.pipeline.agent_edit import clean_reply
+
+        news = " ".join(task.source.text.split()[:220])
+        messages = load_prompt("editor").render(paragraph=task.original, news=news)
+        try:
+            reply = clean_reply(self.client.ask_text("editor", messages, max_tokens=self.max_tokens))
+        except ModelError:
+            self.outcomes["model error"] += 1
+            return task.original
+        self.outcomes["edited" if reply else "empty reply"] += 1
+        return reply or task.original
+
+
+def shipped_editor() -> Path:
+    """The adapter shipped with winellbot (``winellbot/data/editor``)."""
+    return Path(__file__).resolve().parent.parent / "data" / "editor"
+
+
+def local_client(model: str | Path, *, state=None, run_id=None, max_new_tokens: int = PARAGRAPH_TOKENS):
+    """A model client over an in-process model (an adapter folder, a model folder, a GGUF file, 'smollm2')."""
+    from winellbot.llm.client import ModelClient
+    from winellbot.llm.transformers_backend import TransformersBackend
+
+    backend = TransformersBackend(model, max_new_tokens=max_new_tokens, max_prompt_tokens=1024)
+    return ModelClient(backend, state=state, run_id=run_id)
+
+
+def build_predictor(kind: str, model: str | None = None) -> Predictor:
+    """``model`` | ``zero-shot`` | ``offline`` | ``none``; model defaults to the shipped editor
+    (and, for zero-shot, to the bundled SmolLM2)."""
+    if kind == "none":
+        return NoChange()
+    if kind == "offline":
+        return AppendPassage()
+    if kind == "zero-shot":
+        return ParagraphPredictor(local_client(model or "smollm2"))
+    return ShortEditPredictor(local_client(model or shipped_editor()))
