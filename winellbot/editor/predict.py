@@ -135,13 +135,24 @@ def shipped_editor() -> Path:
     return Path(__file__).resolve().parent.parent / "data" / "editor"
 
 
-def local_client(model: str | Path, *, state=None, run_id=None, max_new_tokens: int = PARAGRAPH_TOKENS):
-    """A model client over an in-process model (an adapter folder, a model folder, a GGUF file, 'smollm2')."""
+_BACKENDS: dict[str, object] = {}
+
+
+def local_client(model: str | Path, *, state=None, run_id=None):
+    """A model client over an in-process model (an adapter folder, a model folder, a GGUF file, 'smollm2').
+
+    One backend per model for the process: the backtest builds a pipeline per task, and each would
+    otherwise load (and merge) the model again.
+    """
     from winellbot.llm.client import ModelClient
+    from winellbot.llm.local_model import fast_dtype
     from winellbot.llm.transformers_backend import TransformersBackend
 
-    backend = TransformersBackend(model, max_new_tokens=max_new_tokens, max_prompt_tokens=1024)
-    return ModelClient(backend, state=state, run_id=run_id)
+    key = str(model)
+    if key not in _BACKENDS:
+        _BACKENDS[key] = TransformersBackend(model, max_new_tokens=PARAGRAPH_TOKENS, max_prompt_tokens=1024,
+                                             dtype=fast_dtype())
+    return ModelClient(_BACKENDS[key], state=state, run_id=run_id)
 
 
 def build_predictor(kind: str, model: str | None = None) -> Predictor:

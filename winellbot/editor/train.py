@@ -19,7 +19,7 @@ from pathlib import Path
 
 from winellbot.editor.examples import EditorExample
 from winellbot.editor.shortedit import PROMPT, training_pair
-from winellbot.llm.local_model import EDITOR_FILE, load_model, load_tokenizer
+from winellbot.llm.local_model import EDITOR_FILE, fast_dtype, load_model, load_tokenizer
 from winellbot.llm.prompts import load_prompt
 
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
@@ -128,7 +128,8 @@ def train(examples: list[EditorExample], config: TrainConfig) -> TrainResult:
     rows, skipped = encode_examples(tokenizer, examples, config.max_length)
     if not rows:
         raise ValueError("no example inserts whole sentences: nothing to train on")
-    model = load_model(config.base)
+    dtype = fast_dtype()  # the frozen base in bfloat16 where that is fast; the adapter stays float32
+    model = load_model(config.base, dtype=dtype)
     total = model.config.num_hidden_layers
     top = list(range(max(0, total - config.layers), total)) if config.layers else None
     model = get_peft_model(model, LoraConfig(r=config.rank, lora_alpha=config.alpha, lora_dropout=config.dropout,
@@ -143,7 +144,7 @@ def train(examples: list[EditorExample], config: TrainConfig) -> TrainResult:
         learning_rate=config.learning_rate, lr_scheduler_type="cosine", warmup_steps=_warmup(rows, config),
         logging_steps=5, save_steps=config.save_steps, save_total_limit=2, seed=config.seed,
         report_to=[], disable_tqdm=not config.progress, remove_unused_columns=False,
-        dataloader_num_workers=0, bf16=_bf16(),
+        dataloader_num_workers=0, bf16=dtype == "bfloat16", use_cpu=not _cuda(),
     )
     trainer = Trainer(model=model, args=args, train_dataset=rows, data_collator=_Collator(tokenizer.pad_token_id))
     resume = config.resume and any((output / "checkpoints").glob("checkpoint-*"))
@@ -151,7 +152,8 @@ def train(examples: list[EditorExample], config: TrainConfig) -> TrainResult:
     after = mean_loss(model, probe, tokenizer.pad_token_id)
     if trainer.is_world_process_zero():
         model.save_pretrained(str(output))
-        info = {"base": str(config.base), "prompt": load_prompt(PROMPT).version, "answer": "short-edit-1"}
+        info = {"base": str(config.base), "prompt": load_prompt(PROMPT).version, "answer": "short-edit-1",
+                "dtype": dtype or "float32"}
         (output / EDITOR_FILE).write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
     return TrainResult(output, len(rows), skipped, trainer.state.global_step, before, after,
                        [h for h in trainer.state.log_history if "loss" in h])
@@ -163,8 +165,7 @@ def _warmup(rows: list, config: TrainConfig) -> int:
     return max(1, steps // 20)
 
 
-def _bf16() -> bool:
-    """bf16 on a GPU that has it; full precision on the CPU."""
+def _cuda() -> bool:
     import torch
 
-    return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
+    return torch.cuda.is_available()
