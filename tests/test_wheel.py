@@ -35,9 +35,9 @@ def _tracked_files() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> tuple[Path, str]:
+def wheel(tmp_path_factory) -> tuple[Path, str, Path]:
     """Build the wheel from a copy of the checkout's files (tracked, or new and not ignored); returns
-    (wheel, build output)."""
+    (wheel, build output, the copied source)."""
     src = tmp_path_factory.mktemp("src")
     for rel in _tracked_files():
         if (ROOT / rel).is_file():
@@ -47,12 +47,16 @@ def wheel(tmp_path_factory) -> tuple[Path, str]:
     done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-v",
                            "-w", str(dist), str(src)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
-    return next(dist.glob("winellbot-*.whl")), done.stdout + done.stderr
+    return next(dist.glob("winellbot-*.whl")), done.stdout + done.stderr, src
 
 
 @pytest.fixture(scope="module")
 def fresh_venv(wheel, tmp_path_factory) -> Path:
-    """A new venv outside the checkout with the wheel installed; returns its bin folder."""
+    """A new venv outside the checkout, built by the Toolforge build script; returns its bin folder.
+
+    The script runs as on Toolforge, except that pip may not use an index (PIP_NO_INDEX): what
+    it would download it finds already installed through the .pth file.
+    """
     venv = tmp_path_factory.mktemp("venv")
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"
@@ -60,15 +64,17 @@ def fresh_venv(wheel, tmp_path_factory) -> Path:
                              capture_output=True, text=True, check=True).stdout.strip()
     ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
     Path(purelib, "_dependencies.pth").write_text("\n".join(sorted(ours)) + "\n")
-    done = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-index",
-                           "-c", str(ROOT / "constraints.txt"), str(wheel[0])],
-                          capture_output=True, text=True, timeout=300)
+    env = dict(os.environ, WINELLBOT_VENV=str(venv), WINELLBOT_SRC=str(wheel[2]), PIP_NO_INDEX="1",
+               PYTHON=sys.executable)
+    done = subprocess.run(["bash", str(ROOT / "scripts" / "toolforge" / "build.sh")], env=env,
+                          capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
+    assert "build: ready" in done.stdout and "torch" in done.stdout
     return venv / "bin"
 
 
 def test_the_wheel_carries_prompts_data_and_templates_without_setuptools_warnings(wheel):
-    path, log = wheel
+    path, log, _ = wheel
     assert "absent from the `packages` configuration" not in log
     assert "Package would be ignored" not in log
     names = set(zipfile.ZipFile(path).namelist())

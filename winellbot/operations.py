@@ -16,7 +16,7 @@ import json
 from winellbot.config import Settings
 from winellbot.errors import ConfigError
 
-COMMANDS = ("posted", "withdraw", "userpage")
+COMMANDS = ("posted", "withdraw", "userpage", "health")
 DECIDED = ("accepted", "rejected")
 
 
@@ -35,6 +35,12 @@ def register(subparsers, common) -> None:
     p = subparsers.add_parser("userpage", help="print the wikitext of the bot's user page for these settings")
     common(p)
     p.add_argument("--operator", default="", help="the operator's user name, linked from the page")
+    p = subparsers.add_parser("health", help="exit 0 when the bot's job is alive and its cycles keep coming")
+    common(p)
+    p.add_argument("--job", choices=["continuous", "scheduled"], default="continuous",
+                   help="continuous: a `winellbot run` job must hold the state; scheduled: cycles are started by cron")
+    p.add_argument("--max-age", type=float, metavar="MINUTES",
+                   help="the latest cycle must have started this recently (default: twice the interval, plus 10)")
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
@@ -42,6 +48,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return posted(settings, page=args.page, since=args.since, as_json=args.json)
     if args.command == "withdraw":
         return withdraw(settings, args.id, reason=args.reason, force=args.force)
+    if args.command == "health":
+        return health(settings, job=args.job, max_age=args.max_age)
     if args.command == "userpage":
         from winellbot.wiki.userpage import render_user_page
 
@@ -62,6 +70,48 @@ def posted(settings: Settings, *, page: str | None = None, since: str | None = N
                   f"{row['section'] or '(lead)'}\n    {row['url'] or row['target']}")
     if not rows and not as_json:
         print("no posted suggestions" + (f" for {page}" if page else "") + (f" since {since}" if since else ""))
+    return 0
+
+
+def health(settings: Settings, *, job: str = "continuous", max_age: float | None = None,
+           now: dt.datetime | None = None) -> int:
+    """Print "healthy: ..." and return 0, or "unhealthy: ..." and return 1.
+
+    Unhealthy: (continuous job) no winellbot job holds the state's lock; a cycle has been running
+    for longer than the interval (stuck); or no cycle has started for ``max_age`` minutes.
+    """
+    from winellbot.errors import StateError
+    from winellbot.state.db import State
+    from winellbot.state.lock import holder
+
+    interval = settings.schedule.interval_minutes
+    limit = dt.timedelta(minutes=max_age if max_age is not None else 2 * interval + 10)
+    now = now or dt.datetime.now(dt.timezone.utc)
+    problems = []
+    who = holder(settings.state.path)
+    if job == "continuous" and who is None:
+        problems.append(f"no winellbot job holds the state {settings.state.path}")
+    try:
+        last = State(settings.state.path, readonly=True).latest_run()
+    except StateError as exc:
+        last, problems = None, problems + [str(exc)]
+    if last is None:
+        said = "no cycle yet"
+        if job == "scheduled" and not problems:
+            problems.append("no cycle has run yet")
+    else:
+        started = dt.datetime.fromisoformat(last["started"])
+        age = now - started
+        said = f"cycle {last['id']} started {last['started']} ({last['status']})"
+        if last["status"] == "running" and age > dt.timedelta(minutes=interval):
+            problems.append(f"{said} has run for {age.total_seconds() / 60:.0f} minutes, longer than the interval")
+        elif age > limit:
+            problems.append(f"no cycle started for {age.total_seconds() / 60:.0f} minutes (the latest: {said})")
+    holding = f"; held by pid {who.get('pid')} on {who.get('host')}" if who else ""
+    if problems:
+        print("unhealthy: " + "; ".join(problems))
+        return 1
+    print(f"healthy: {said}{holding}")
     return 0
 
 

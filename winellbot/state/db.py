@@ -193,6 +193,10 @@ class State:
         with self.db.atomic():
             return self.db["runs"].insert({"started": now(), "status": "running", "backend": backend}).last_pk
 
+    def latest_run(self) -> dict | None:
+        rows = list(self.db["runs"].rows_where(order_by="id desc", limit=1))
+        return rows[0] if rows else None
+
     def mark_interrupted(self) -> list[int]:
         """Runs still marked running: no job holds the state now, so they were killed. Marks them so."""
         ids = [r["id"] for r in self.db["runs"].rows_where("status = ?", ["running"])]

@@ -69,6 +69,27 @@ class JobLock:
         self.release()
 
 
+def holder(state_path: str | os.PathLike[str]) -> dict | None:
+    """The details of the job that holds the state's lock now, or None when no job does.
+
+    Probes with a non-blocking lock that it drops at once (the health check uses this).
+    """
+    path = Path(f"{state_path}.lock")
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return _read(fd) or {"pid": "?"}
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
 def _read(fd: int) -> dict:
     os.lseek(fd, 0, os.SEEK_SET)
     raw = os.read(fd, 4096).decode("utf-8", errors="replace").strip()

@@ -137,6 +137,7 @@ def connect(api_url: str, username: str | None = None, password: str | None = No
             if password:
                 _store_password(name, username, password, app)
         site = pywikibot.Site(code=name, fam=name, user=username)
+        describe_bot(site, username)
         _apply_throttle(site, throttle)
         if username and password:
             site.login()
@@ -161,9 +162,31 @@ def operator_site(*, login: bool = True, simulate: bool | None = None, max_wait:
         raise ConfigError(f"no user-config.py in {pywikibot.config.base_dir}: set PYWIKIBOT_DIR")
     with boundary("connecting to the site of Pywikibot's user-config.py"):
         site = pywikibot.Site()
+        describe_bot(site, site.username())
         if login:
             site.login()
     return site
+
+
+def describe_bot(site: APISite, username: str | None) -> str:
+    """Name the bot's user page in the User-Agent of every request this process makes.
+
+    Wikimedia's User-Agent policy asks bots for a way to reach their operator; Pywikibot puts
+    ``user_agent_description`` into its User-Agent. Returns the user page's URL (built from the
+    family, without asking the wiki).
+    """
+    from urllib.parse import quote
+
+    import pywikibot
+
+    from winellbot import __version__
+
+    if not username:
+        return ""
+    title = quote("User:" + username.replace(" ", "_"), safe=":/")
+    url = f"{site.protocol()}://{site.hostname()}{site.path()}?title={title}"
+    pywikibot.config.user_agent_description = f"winellbot/{__version__}; {url}"
+    return url
 
 
 def _apply_throttle(site: APISite, throttle: float | None) -> None:

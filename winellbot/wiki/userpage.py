@@ -90,7 +90,7 @@ def model_lines(settings: Settings) -> list[str]:
         lines.append(f"Language model: {escape_text(s.llm.model)}" + (f" (by stage: {stages})" if stages else "")
                      + ", through an OpenAI-compatible API; it finds and places facts, and every suggestion "
                      "passes automated checks against its source before it is posted.")
-        if s.llm.editor_backend == "transformers":
-            lines.append("Edits are written by a local editor model "
-                         f"({escape_text(s.llm.editor_model_dir or 'a model folder')}).")
+        if s.llm.editor_backend in ("transformers", "local"):
+            where = escape_text(s.llm.editor_model_dir) if s.llm.editor_model_dir else "the bundled SmolLM2-135M-Instruct"
+            lines.append(f"Paragraph edits are written by a small editor model run on the bot's own machine ({where}).")
     return lines

@@ -1,0 +1,121 @@
+"""The Toolforge files: job definitions that point at scripts that exist, scripts that parse, and a
+health check that tells a live job from a dead or stuck one (run as the jobs framework runs it).
+
+Toolforge itself cannot be reached from here; the build script is exercised by tests/test_wheel.py
+(offline, with PIP_NO_INDEX), and the User-Agent against the local wiki.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from winellbot.config import Settings, dump_settings
+from winellbot.state.db import State
+from winellbot.state.lock import JobLock
+
+ROOT = Path(__file__).resolve().parents[1]
+TOOLFORGE = ROOT / "scripts" / "toolforge"
+yaml = pytest.importorskip("yaml")
+
+
+def _jobs(name: str) -> list[dict]:
+    return yaml.safe_load((TOOLFORGE / name).read_text(encoding="utf-8"))
+
+
+def _script(command: str) -> Path:
+    """The checkout's file a job command runs (commands run in the tool's home, the checkout in ./winellbot)."""
+    first = command.split()[0]
+    assert first.startswith("./winellbot/"), f"{command!r} should run a script of the checkout in ~/winellbot"
+    return ROOT / first[len("./winellbot/"):]
+
+
+@pytest.mark.parametrize("name, kind", [("jobs.yaml", "continuous"), ("jobs-scheduled.yaml", "scheduled")])
+def test_job_definitions_run_scripts_of_the_checkout_in_the_python_image(name, kind):
+    jobs = _jobs(name)
+    assert jobs and all(re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", j["name"]) for j in jobs)
+    for job in jobs:
+        assert job["image"] == "python3.11"
+        script = _script(job["command"])
+        assert script.is_file() and os.access(script, os.X_OK), script
+        for key in ("health-check-script",):
+            if key in job:
+                assert os.access(_script(job[key]), os.X_OK)
+        if "schedule" in job:
+            assert job["schedule"].startswith("@") or len(job["schedule"].split()) == 5
+    if kind == "continuous":
+        [bot] = [j for j in jobs if j.get("continuous")]
+        assert bot["command"].endswith("run.sh run") and "health-check-script" in bot
+    else:
+        assert not any(j.get("continuous") for j in jobs)
+        assert any(j["command"].endswith("run.sh once") for j in jobs)
+        assert any("health-check.sh --job scheduled" in j["command"] for j in jobs)
+
+
+def test_the_shell_scripts_parse():
+    for script in TOOLFORGE.glob("*.sh"):
+        done = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
+        assert done.returncode == 0, f"{script.name}: {done.stderr}"
+
+
+@pytest.fixture
+def tool(tmp_path):
+    """A tool home: settings and a state with one finished cycle; returns (settings, env for the scripts)."""
+    s = Settings()
+    s.state.path = str(tmp_path / "state.sqlite")
+    s.schedule.interval_minutes = 60
+    (tmp_path / "winellbot.toml").write_text(dump_settings(s), encoding="utf-8")
+    state = State(s.state.path)
+    state.finish_run(state.start_run("offline"), pages=1)
+    env = dict(os.environ, HOME=str(tmp_path), WINELLBOT_VENV=str(Path(sys.executable).parent.parent))
+    return s, env
+
+
+def _health(env, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(TOOLFORGE / "health-check.sh"), *args], env=env, capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_health_check_fails_without_a_job_holding_the_state_and_passes_with_one(tool):
+    settings, env = tool
+    dead = _health(env)
+    assert dead.returncode == 1 and "no winellbot job holds the state" in dead.stdout, dead.stdout + dead.stderr
+    with JobLock(settings.state.path):
+        alive = _health(env)
+    assert alive.returncode == 0 and alive.stdout.startswith("healthy: cycle 1") and f"pid {os.getpid()}" in alive.stdout
+
+
+def test_health_check_fails_on_a_stuck_cycle_and_on_cycles_that_stopped_coming(tool):
+    settings, env = tool
+    state = State(settings.state.path)
+    stuck = state.start_run("offline")
+    long_ago = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(minutes=90)).replace(microsecond=0).isoformat()
+    state.db["runs"].update(stuck, {"started": long_ago})
+    with JobLock(settings.state.path):
+        done = _health(env)
+    assert done.returncode == 1 and "has run for 90 minutes, longer than the interval" in done.stdout
+    state.finish_run(stuck)
+    assert _health(env, "--job", "scheduled").returncode == 0  # 90 minutes < twice the interval + 10
+    days_ago = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=3)).replace(microsecond=0).isoformat()
+    state.db["runs"].update(stuck, {"started": days_ago})
+    late = _health(env, "--job", "scheduled")
+    assert late.returncode == 1 and "no cycle started for 4320 minutes" in late.stdout, late.stdout
+
+
+def test_run_script_passes_the_tools_settings_and_a_rotating_log_file(tool):
+    settings, env = tool
+    done = subprocess.run([str(TOOLFORGE / "run.sh"), "status"], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and f"state: {settings.state.path}" in done.stdout, done.stdout + done.stderr
+
+
+def test_the_user_agent_names_the_bots_user_page(site):
+    from pywikibot.comms import http
+
+    agent = http.user_agent(site)
+    assert f"{site.protocol()}://{site.hostname()}/index.php?title=User:{site.username()}" in agent, agent
+    assert agent.startswith(f"{site.username()}/") and "winellbot/" in agent
