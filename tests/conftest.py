@@ -13,6 +13,8 @@ Fixtures for tests against a real MediaWiki (Debian's package, served by ``php -
     ``local_wiki.credentials`` (bot_user, bot_app, bot_password), ``local_wiki.run_jobs()``.
 ``site`` (function)
     A Pywikibot ``APISite`` logged in as the bot through its BotPassword, throttle 0.
+``own_wiki`` (function)
+    A fresh local wiki of the test's own, for tests that stop it or revoke the bot's login.
 ``scene`` (function)
     Two fictional towns on the wiki with news for them and settings (see ``tests/wikiscene.py``);
     sets ``WINELLBOT_BOT_PASSWORD`` for the test.
@@ -44,7 +46,7 @@ import pytest  # noqa: E402
 
 from winellbot.wiki.localwiki import LocalWiki, mediawiki_available  # noqa: E402
 
-WIKI_FIXTURES = {"local_wiki", "site", "make_page", "scene"}
+WIKI_FIXTURES = {"local_wiki", "site", "make_page", "scene", "own_wiki"}
 _SKIP_REASON = ("php or Debian's mediawiki package is not installed "
                 "(apt-get install mediawiki php-cli php-sqlite3 php-intl php-mbstring php-xml)")
 
@@ -127,3 +129,18 @@ def scene(local_wiki: LocalWiki, make_page: PageMaker, tmp_path, monkeypatch) ->
 
     monkeypatch.setenv("WINELLBOT_BOT_PASSWORD", local_wiki.credentials.bot_password)
     return make_scene(local_wiki, make_page, tmp_path)
+
+
+@pytest.fixture
+def own_wiki(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalWiki]:
+    """A local wiki for one test only: it may stop it or break the bot's login."""
+    if not mediawiki_available():
+        pytest.skip(_SKIP_REASON)
+    wiki = LocalWiki(tmp_path_factory.mktemp("ownwiki") / "wiki")
+    wiki.create()
+    wiki.start()
+    try:
+        wiki.install_templates()
+        yield wiki
+    finally:
+        wiki.stop()

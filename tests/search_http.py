@@ -74,3 +74,52 @@ class LocalServer:
     def __exit__(self, *exc) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+class TricklingServer:
+    """Sends its reply one byte every ``interval`` seconds, for as long as the client listens;
+    ``headers_first`` sends the headers at once and trickles only the body."""
+
+    def __init__(self, *, interval: float = 0.2, headers_first: bool = True) -> None:
+        import socket
+
+        self.interval = interval
+        self.headers_first = headers_first
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self._stop = threading.Event()
+
+    def _serve(self) -> None:
+        import time
+
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            head = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n"
+            try:
+                conn.recv(65536)
+                if self.headers_first:
+                    conn.sendall(head)
+                    head = b""
+                data = head + b"x" * 100_000
+                for i in range(len(data)):
+                    if self._stop.is_set():
+                        break
+                    conn.sendall(data[i:i + 1])
+                    time.sleep(self.interval)
+            except OSError:
+                pass
+            finally:
+                conn.close()
+
+    def __enter__(self) -> "TricklingServer":
+        threading.Thread(target=self._serve, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self.sock.close()

@@ -51,3 +51,29 @@ def test_load_dir_reads_json_and_jsonl(tmp_path):
     assert corpus.load_dir(tmp_path) == 3
     assert len(corpus) == 3
     assert {d.id for d in corpus.documents()} == {"a", "b", "c"}
+
+
+def test_bad_files_lines_and_documents_are_recorded_and_skipped(tmp_path):
+    (tmp_path / "good.jsonl").write_text(json.dumps(DOCS[0]) + "\n" + "{not json\n" + json.dumps(DOCS[1]) + "\n",
+                                         encoding="utf-8")
+    (tmp_path / "latin1.jsonl").write_bytes(b'{"id": "x", "text": "caf\xe9"}\n' + json.dumps(DOCS[2]).encode() + b"\n")
+    (tmp_path / "values.json").write_text(json.dumps(["just a string", {"title": "no id, no url"},
+                                                      {"id": "n", "text": 42}]), encoding="utf-8")
+    (tmp_path / "broken.json").write_text('{"id": "cut off', encoding="utf-8")
+    (tmp_path / "scalar.jsonl").write_text("17\n", encoding="utf-8")
+    corpus = LocalCorpus()
+    assert corpus.load_dir(tmp_path) == 3
+    assert {d.id for d in corpus.documents()} == {"a", "b", "c"}
+    problems = "\n".join(corpus.problems)
+    assert len(corpus.problems) == 7, problems
+    for expected in ("good.jsonl line 2: not JSON", "latin1.jsonl line 1: not UTF-8 text", "must be a JSON object, not str",
+                     "needs an id or a url", "text must be text, not int", "broken.json: not JSON",
+                     "scalar.jsonl line 1: a corpus document must be a JSON object, not int"):
+        assert expected in problems, expected
+
+
+def test_a_missing_corpus_folder_is_an_error(tmp_path):
+    from winellbot.errors import SearchError
+
+    with pytest.raises(SearchError, match="does not exist"):
+        LocalCorpus().load_dir(tmp_path / "nowhere")

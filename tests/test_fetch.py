@@ -231,3 +231,18 @@ def test_unreachable_host_is_a_fetch_error():
 ])
 def test_canonical_url(url, canonical):
     assert canonical_url(url) == canonical
+
+
+@pytest.mark.parametrize("headers_first", [True, False], ids=["trickled-body", "trickled-headers"])
+def test_the_total_time_limit_holds_against_a_trickling_server(headers_first):
+    """One byte every 0.2 s: each socket wait is short, so only a total limit can stop it."""
+    import time
+
+    from search_http import TricklingServer
+
+    fetcher = WebFetcher(allow_private=True, timeout=1, total_timeout=2)
+    with TricklingServer(interval=0.2, headers_first=headers_first) as srv:
+        began = time.monotonic()
+        with pytest.raises(FetchError, match="not fetched within 2 s"):
+            fetcher.download(srv.url + "/slow")
+        assert time.monotonic() - began < 3.5

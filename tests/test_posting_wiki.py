@@ -157,7 +157,8 @@ def test_bots_template_allowing_this_bot_lets_it_post(writer, bot, make_page):
     assert _post(writer, bot, article, "Fact.")[1].mode == "new-section"
 
 
-@pytest.mark.parametrize("content", ["stop", "", "run please", "running", None])
+@pytest.mark.parametrize("content", ["stop", "", "run please", "running", None, "true", "yes", "<!-- run -->",
+                                     "#REDIRECT [[Run]]"])
 def test_shutoff_page_stops_every_write(site, bot, make_page, local_wiki, content):
     shutoff = make_page.title(prefix="Shutoff")
     if content is not None:

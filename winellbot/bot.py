@@ -91,7 +91,7 @@ class WinellBot:
             status, report.stopped = "failed", str(exc)
             report.counter["errors"] += 1
             self.state.record_error(run_id, None, type(exc).__name__, str(exc))
-            log.error("%s", exc)
+            log.info("stopping: %s", exc)  # the caller reports it, once
         finally:
             self.state.finish_run(run_id, status if status == "failed" or not report.stopped else "stopped",
                                   pages=len(report.pages), suggestions=report.counter["suggestions"],
@@ -230,6 +230,7 @@ class WinellBot:
             return None
         ids = [s.id for s in plan.post]
         user, style = self.settings.wiki.username, self.style
+        _pause_for_tests("WINELLBOT_PAUSE_BEFORE_POST")
         if opted_in:
             section = render.default_section_title(dt.date.today().isoformat())
             body = render.render_section(plan.post, bot_user=user, style=style, notes=plan.notes)
@@ -240,7 +241,7 @@ class WinellBot:
             outcome = self.writer.post_queue(self.queue_page(title), body, ids, article=title)
             if outcome.posted_ids and self.settings.wiki.queue_mode == "per-article":
                 self.writer.list_on_index(self.settings.wiki.queue, outcome.target, title)
-        _pause_for_crash_tests()
+        _pause_for_tests("WINELLBOT_PAUSE_AFTER_WRITE")
         done = list(outcome.posted_ids) + list(outcome.skipped_ids)
         if _simulating():
             # Pywikibot's -simulate answered the save without writing: nothing is posted, so the
@@ -295,8 +296,11 @@ def _simulating() -> bool:
     return bool(pywikibot.config.simulate)
 
 
-def _pause_for_crash_tests() -> None:
-    # The crash-safety test kills the process here, after a wiki write and before state records it.
-    delay = os.environ.get("WINELLBOT_PAUSE_AFTER_WRITE")
+def _pause_for_tests(variable: str) -> None:
+    # Tests act on the wiki while the bot waits here: WINELLBOT_PAUSE_BEFORE_POST (after the
+    # page's suggestions are in state, before anything is read for the post: delete the article,
+    # stop the wiki) and WINELLBOT_PAUSE_AFTER_WRITE (after a wiki write, before state records it:
+    # kill the bot).
+    delay = os.environ.get(variable)
     if delay:
         time.sleep(float(delay))

@@ -5,6 +5,7 @@ import contextlib
 import json
 import logging
 import threading
+import warnings
 from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
@@ -74,7 +75,9 @@ def titles_from_args(site, args: list[str]) -> list[str] | None:
 
     # handle_args() instantiates the default site: make that the wiki we are connected to.
     config.family, config.mylang = site.family.name, site.code
-    rest = pywikibot.handle_args(args)
+    with warnings.catch_warnings():  # the site is made first on purpose: it is the one handle_args uses
+        warnings.filterwarnings("ignore", message="Site objects have been created before arguments")
+        rest = pywikibot.handle_args(args)
     factory = pagegenerators.GeneratorFactory(site)
     unknown = [a for a in rest if not factory.handle_arg(a)]
     if unknown:

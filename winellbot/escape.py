@@ -63,7 +63,11 @@ _LINE_START = {
 # Bidirectional overrides can make shown text read differently from what it is.
 _BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
 _DOUBLED = re.compile(r"_(?=_)|'(?=')")  # __MAGICWORD__ and ''italic''/'''bold'''
-_URL_SCHEME = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*):(?=//)")  # free external links
+# Free external links: MediaWiki links every protocol of $wgUrlProtocols written in running text,
+# "scheme://" ones and these that need no slashes (its 1.39 defaults).
+COLON_PROTOCOLS = ("bitcoin", "geo", "magnet", "mailto", "matrix", "news", "sip", "sips", "sms", "tel", "urn",
+                   "xmpp")
+_URL_SCHEME = re.compile(rf"(?i)\b([a-z][a-z0-9+.-]*):(?=//)|\b({'|'.join(COLON_PROTOCOLS)}):")
 _WHITESPACE = re.compile(r"\s+")
 
 
@@ -78,7 +82,7 @@ def _clean(s: str) -> str:
 def _escape_line(line: str, line_start: bool = True) -> str:
     line = "".join(_ALWAYS.get(ch, ch) for ch in line)
     line = _DOUBLED.sub(lambda m: "&#95;" if m.group() == "_" else "&#39;", line)
-    line = _URL_SCHEME.sub(lambda m: m.group(1) + "&#58;", line)
+    line = _URL_SCHEME.sub(lambda m: (m.group(1) or m.group(2)) + "&#58;", line)
     if line_start and line and line[0] in _LINE_START:
         line = _LINE_START[line[0]] + line[1:]
     return line
@@ -135,6 +139,7 @@ _TEXT_PROBLEMS = (
     (re.compile(r"<\s*/?\s*[A-Za-z!]"), "stray tag (possible <nowiki> break-out)"),
     (re.compile(r"\{\{|\}\}|\{\||\|\}"), "stray template or table braces"),
     (re.compile(r"\[\[|\]\]|\[(?:https?:)?//", re.I), "stray link brackets"),
+    (_URL_SCHEME, "bare link"),
     (re.compile(r"\n[ \t]"), "line starting with a space (preformatted text)"),
 )
 
@@ -194,7 +199,9 @@ def _filter(code: Wikicode, allowed_ref: bool, budget: Counter[str], problems: l
             parts.append(raw)
         else:
             problems.append(f"{problem}: {raw[:80]!r}")
-            parts.append(escape_text(raw, inline=False))
+            core = raw.strip()  # escape_text trims each line: keep the spaces around the node
+            parts.append(raw[:len(raw) - len(raw.lstrip())] + escape_text(core, inline=False)
+                         + raw[len(raw.rstrip()):] if core else raw)
     return "".join(parts)
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import difflib
 import re
-from urllib.parse import quote
 
 from winellbot.errors import ModelError
 from winellbot.llm.client import ModelClient
@@ -19,6 +18,7 @@ from winellbot.llm.prompts import load_prompt
 from winellbot.models import Citation, Edit, Paragraph, Update
 from winellbot.pipeline.agent_common import Journal
 from winellbot.pipeline.interface import Editor
+from winellbot.search.urls import citation_url
 from winellbot.text import content_tokens
 
 _MASKS = (
@@ -82,7 +82,7 @@ def sentence(text: str) -> str:
 
 def cite_news(c: Citation) -> str:
     """``<ref>{{cite news |url= |title= |work= |date= |access-date=}}</ref>`` with every value escaped."""
-    params = [("url", _safe_url(c.url)), ("title", _param(c.title or c.url)), ("work", _param(c.work)),
+    params = [("url", citation_url(c.url)), ("title", _param(c.title or c.url)), ("work", _param(c.work)),
               ("date", _param(c.date)), ("access-date", _param(c.access_date))]
     body = " ".join(f"|{k}={v}" for k, v in params if v)
     return f"<ref>{{{{cite news {body}}}}}</ref>"
@@ -93,8 +93,6 @@ def _param(value: str) -> str:
     return "".join(_PARAM_ESCAPES.get(ch, ch) for ch in value)
 
 
-def _safe_url(url: str) -> str:
-    return quote(url.strip(), safe="/:?#&=%+,;@!$*()-._~")
 
 
 # -- masking ------------------------------------------------------------------------

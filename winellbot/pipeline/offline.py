@@ -52,6 +52,7 @@ from winellbot.pipeline.loop import UpdateAggregationLoop
 from winellbot.pipeline.pipeline import Pipeline, per_article
 from winellbot.pipeline.placement import placer_for
 from winellbot.pipeline.restore import RESTORED_NOTE, name_casing, recase
+from winellbot.search.urls import citation_url
 from winellbot.text import STOP_WORDS, content_tokens, split_sentences, words
 
 # Words that mark page furniture rather than reporting.
@@ -477,8 +478,9 @@ def cite_news(c: Citation) -> str:
     def val(s: str) -> str:
         return safe_text(s).replace("=", "-")
 
-    url = re.sub(r"[\s|{}\[\]<>]", "", c.url)
-    return (f"<ref>{{{{cite news |url={url} |title={val(c.title)} |work={val(c.work)} "
+    url = citation_url(c.url)
+    cited = f"|url={url} " if url else ""  # no url rather than a broken one: the sources gate holds it
+    return (f"<ref>{{{{cite news {cited}|title={val(c.title)} |work={val(c.work)} "
             f"|date={val(c.date)} |access-date={val(c.access_date)}}}}}</ref>")
 
 

@@ -37,6 +37,7 @@ class LocalCorpus(SearchBackend):
                 pk="id",
             )
             self.table.enable_fts(["title", "text"], create_triggers=True, tokenize="porter unicode61")
+        self.problems: list[str] = []  # what load_dir skipped, and why
 
     def add(self, documents: Iterable[Document | dict]) -> int:
         """Insert or replace documents; returns how many were given."""
@@ -46,16 +47,51 @@ class LocalCorpus(SearchBackend):
         return len(rows)
 
     def load_dir(self, path: str | Path) -> int:
-        """Load every ``*.json`` and ``*.jsonl`` file under ``path``; returns the number of documents."""
-        total = 0
-        for file in sorted(Path(path).rglob("*")):
-            if file.suffix == ".jsonl":
-                lines = file.read_text(encoding="utf-8").splitlines()
-                total += self.add(json.loads(line) for line in lines if line.strip())
-            elif file.suffix == ".json":
-                data = json.loads(file.read_text(encoding="utf-8"))
-                total += self.add(data if isinstance(data, list) else [data])
-        return total
+        """Load every ``*.json`` and ``*.jsonl`` file under ``path``; returns the number of documents.
+
+        A file, line or document that cannot be read (not UTF-8, not JSON, not an object, no id
+        or url, a field of the wrong kind) is skipped and described in :attr:`problems`: one bad
+        document never costs the others their run.
+        """
+        folder = Path(path)
+        if not folder.is_dir():
+            raise SearchError(f"corpus folder {path} does not exist")
+        rows: list[dict] = []
+        for file in sorted(folder.rglob("*")):
+            if file.suffix in (".json", ".jsonl") and file.is_file():
+                rows += self._rows_of(file)
+        if rows:
+            self.table.upsert_all(rows, pk="id")
+        return len(rows)
+
+    def _rows_of(self, file: Path) -> list[dict]:
+        try:
+            raw = file.read_bytes()
+        except OSError as exc:
+            self.problems.append(f"{file}: cannot be read ({exc.strerror or exc})")
+            return []
+        if file.suffix == ".json":
+            pieces = [(str(file), raw)]
+        else:
+            pieces = [(f"{file} line {n}", line) for n, line in enumerate(raw.split(b"\n"), 1) if line.strip()]
+        rows = []
+        for where, piece in pieces:
+            try:
+                data = json.loads(piece.decode("utf-8"))
+            except UnicodeDecodeError as exc:
+                self.problems.append(f"{where}: not UTF-8 text (byte {exc.start}); skipped")
+                continue
+            except ValueError as exc:
+                self.problems.append(f"{where}: not JSON ({exc}); skipped")
+                continue
+            items = data if isinstance(data, list) and file.suffix == ".json" else [data]
+            for i, item in enumerate(items):
+                at = f"{where} item {i + 1}" if len(items) > 1 or items is data else where
+                try:
+                    rows.append(_row(item))
+                except SearchError as exc:
+                    self.problems.append(f"{at}: {exc}; skipped")
+        return rows
 
     def __len__(self) -> int:
         return self.table.count
@@ -97,8 +133,13 @@ def fts_query(text: str, max_terms: int = 32) -> str:
 
 
 def _row(doc: Document | dict) -> dict:
+    if not isinstance(doc, (dict, Document)):
+        raise SearchError(f"a corpus document must be a JSON object, not {type(doc).__name__}")
     data = doc if isinstance(doc, dict) else doc.__dict__
     row = {k: data.get(k) for k in _FIELDS}
+    for key, value in row.items():
+        if value is not None and not isinstance(value, str):
+            raise SearchError(f"a corpus document's {key} must be text, not {type(value).__name__}")
     if not row["id"]:
         row["id"] = row["url"]
     if not row["id"]:

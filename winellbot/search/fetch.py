@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import time
+import socket
+import threading
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin
@@ -65,8 +66,8 @@ class WebFetcher(Fetcher):
                  total_timeout: float | None = None) -> None:
         self.state = state
         self.timeout = timeout
-        # requests' timeout bounds each socket wait, not the whole body; a page
-        # that trickles one byte at a time would otherwise hold the run.
+        # requests' timeout bounds each socket wait, not the whole fetch; a server
+        # that trickles one byte at a time would otherwise hold the run (see _Deadline).
         self.total_timeout = total_timeout if total_timeout is not None else 3 * timeout
         self.max_bytes = max_bytes
         self.max_redirects = max_redirects
@@ -75,13 +76,14 @@ class WebFetcher(Fetcher):
         self.min_text_chars = min_text_chars
         self.guard = UrlGuard(allow_private=allow_private, allowed_networks=allowed_networks,
                               resolver=resolver)
+        self._fetching = threading.local()  # the deadline of the fetch running in this thread
         if session is None:
             session = requests.Session()
             session.trust_env = False  # an environment proxy would bypass the connection guard
-        if not allow_private:
-            adapter = guarded_adapter(self.guard)
-            session.mount("http://", adapter)
-            session.mount("https://", adapter)
+        # Mounted even when private addresses are allowed: it hands every socket to the deadline.
+        adapter = guarded_adapter(self.guard, on_connect=self._watch)
+        session.mount("http://", adapter)
+        session.mount("https://", adapter)
         self.session = session
 
     # -- the one public method ------------------------------------------------
@@ -114,12 +116,38 @@ class WebFetcher(Fetcher):
 
     # -- network ----------------------------------------------------------------
     def download(self, url: str) -> RawPage:
-        """GET ``url``, following at most ``max_redirects`` redirects, each hop checked by the guard."""
+        """GET ``url``, following at most ``max_redirects`` redirects, each hop checked by the guard.
+
+        All of it, redirects, headers and body, must arrive within ``total_timeout``: a deadline
+        shuts the sockets down when it passes, however slowly a server trickles its bytes.
+        """
+        deadline = _Deadline(self.total_timeout)
+        self._fetching.deadline = deadline
+        try:
+            page = self._download(url)
+        except FetchError as exc:
+            if deadline.expired:
+                raise FetchError(f"not fetched within {self.total_timeout:g} s") from exc
+            raise
+        finally:
+            deadline.cancel()
+            self._fetching.deadline = None
+        if deadline.expired:  # the body ended because the deadline cut it short
+            raise FetchError(f"not fetched within {self.total_timeout:g} s")
+        return page
+
+    def _watch(self, sock: socket.socket) -> None:
+        deadline = getattr(self._fetching, "deadline", None)
+        if deadline is not None:
+            deadline.watch(sock)
+
+    def _download(self, url: str) -> RawPage:
         for _ in range(self.max_redirects + 1):
             self.guard.check(url)
             try:
+                # Connection: close, so every hop opens a socket of its own that the deadline watches.
                 resp = self.session.get(url, allow_redirects=False, stream=True, timeout=self.timeout,
-                                        headers={"User-Agent": self.user_agent,
+                                        headers={"User-Agent": self.user_agent, "Connection": "close",
                                                  "Accept": "text/html,application/xhtml+xml,text/plain;q=0.9"})
             except requests.RequestException as exc:
                 raise FetchError(f"request failed: {exc}") from exc
@@ -143,15 +171,12 @@ class WebFetcher(Fetcher):
         if declared.isdigit() and int(declared) > self.max_bytes:
             raise FetchError(f"body of {declared} bytes exceeds the cap of {self.max_bytes}")
         body = bytearray()
-        deadline = time.monotonic() + self.total_timeout
         try:
             # iter_content decompresses, so the cap also bounds a compressed bomb.
             for chunk in resp.iter_content(_CHUNK):
                 body += chunk
                 if len(body) > self.max_bytes:
                     raise FetchError(f"body exceeds the cap of {self.max_bytes} bytes")
-                if time.monotonic() > deadline:
-                    raise FetchError(f"body not read within {self.total_timeout:g} s")
         except requests.RequestException as exc:
             raise FetchError(f"reading the body failed: {exc}") from exc
         return RawPage(url=url, content_type=content_type, body=bytes(body),
@@ -200,6 +225,40 @@ class WebFetcher(Fetcher):
         if self.state is None:
             return
         self.state.record_source(key, original_url=original_url, status="error", error=str(exc)[:2000])
+
+
+class _Deadline:
+    """Shuts down every socket it watches once ``seconds`` have passed (a timer thread)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.expired = False
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sockets.append(sock)
+            if self.expired:
+                _shut(sock)
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            for sock in self._sockets:
+                _shut(sock)
+
+
+def _shut(sock: socket.socket) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)  # wakes a thread blocked in recv(), unlike close()
+    except OSError:
+        pass
 
 
 def _charset(content_type: str) -> str | None:

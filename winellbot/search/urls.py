@@ -13,7 +13,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 from collections.abc import Callable
-from urllib.parse import SplitResult, unquote_plus, urlsplit, urlunsplit
+from urllib.parse import SplitResult, quote, unquote_plus, urlsplit, urlunsplit
 
 from winellbot.errors import FetchError, UnsafeURLError
 
@@ -72,6 +72,24 @@ def canonical_url(url: str) -> str:
         path = path.rstrip("/") or "/"
     query = "&".join(p for p in parts.query.split("&") if p and not _is_tracking(p.split("=", 1)[0]))
     return urlunsplit((scheme, netloc, path, query, ""))
+
+
+def citation_url(url: str) -> str | None:
+    """``url`` made safe to cite in wikitext, or None when it is not an http(s) URL with a host.
+
+    Every character that could end a bracketed link or a template parameter, or carry markup,
+    is percent-encoded (spaces, brackets, braces, pipes, angle brackets, quotes, ``~`` of a
+    signature, the ``__`` of a magic word); what it points at stays the same.
+    """
+    url = url.strip()
+    try:
+        parts, _, _ = _split_http(url)
+    except UnsafeURLError:
+        return None
+    if not parts.hostname or parts.username is not None or parts.password is not None:
+        return None
+    encoded = quote(url, safe="/:?#&=%+,;@!$*()-._")
+    return encoded.replace("~", "%7E").replace("__", "_%5F")  # quote() never encodes "~" or "_"
 
 
 def is_public_address(address: str) -> bool:
@@ -155,12 +173,13 @@ class UrlGuard:
         return any(ip.version == net.version and ip in net for net in self.allowed_networks)
 
 
-def guarded_adapter(guard: UrlGuard):
+def guarded_adapter(guard: UrlGuard, on_connect: Callable[[socket.socket], None] | None = None):
     """A requests adapter that re-checks the address each new connection actually reached.
 
     The check in :meth:`UrlGuard.check` resolves the name once; the HTTP library
     resolves it again when it connects. This adapter closes that gap. Proxies
-    are not used with it (the peer would be the proxy).
+    are not used with it (the peer would be the proxy). ``on_connect`` is told
+    every socket it lets through (the fetcher's deadline watches them).
     """
     from requests.adapters import HTTPAdapter
     from urllib3.connection import HTTPConnection, HTTPSConnection
@@ -172,6 +191,8 @@ def guarded_adapter(guard: UrlGuard):
         except UnsafeURLError:
             sock.close()
             raise
+        if on_connect is not None:
+            on_connect(sock)
         return sock
 
     class _Http(HTTPConnection):

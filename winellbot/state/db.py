@@ -133,7 +133,10 @@ class State:
             self.db.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             if not memory:
                 mode = journal_mode_for(self.path) if journal_mode == "auto" else journal_mode
-                self.db.execute(f"PRAGMA journal_mode={mode}")
+                # The mode is kept in the file; changing it needs the database to itself, so only
+                # the first opener (or a move to another filesystem) changes it.
+                if self.db.execute("PRAGMA journal_mode").fetchone()[0] != mode:
+                    self.db.execute(f"PRAGMA journal_mode={mode}")
             self.migrate()
         except Exception as exc:  # sqlite3.DatabaseError and friends
             if isinstance(exc, StateError):

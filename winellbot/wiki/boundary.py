@@ -44,7 +44,9 @@ def translate(exc: BaseException, what: str) -> WinellbotError:
         return exc
     code = getattr(exc, "code", "") or ""
     detail = _one_line(exc)
-    if isinstance(exc, (pwb.LockedPageError, pwb.AbuseFilterDisallowedError, pwb.SpamblacklistError,
+    if isinstance(exc, pwb.LockedPageError) or code in ("protectedpage", "cascadeprotected", "protectedtitle"):
+        return PostingRefused(f"{what}: the wiki refused the save: the page is protected ({detail})")
+    if isinstance(exc, (pwb.AbuseFilterDisallowedError, pwb.SpamblacklistError,
                         pwb.TitleblacklistError)) or code in _PROTECTED:
         return PostingRefused(f"{what}: the wiki refused the save ({detail})")
     if isinstance(exc, (pwb.NoPageError, pwb.PageDeletedConflictError, pwb.NoCreateError)) or code in _GONE:
@@ -55,6 +57,8 @@ def translate(exc: BaseException, what: str) -> WinellbotError:
         return LoginLost(f"{what}: not logged in ({reason})")
     if isinstance(exc, (pwb.ApiTimeoutError, pwb.ServerError, pwb.ApiNotAvailableError, pwb.ClientError,
                         requests.RequestException, ConnectionError, socket.timeout, TimeoutError)):
+        if isinstance(exc, pwb.ApiTimeoutError) and _RetryChatter.last_error:
+            detail = _one_line(_RetryChatter.last_error)
         return WikiUnreachable(f"{what}: the wiki does not answer ({detail})")
     return WikiError(f"{what}: {detail}")
 
@@ -113,14 +117,20 @@ def bounded_wait(max_wait: float) -> dict[str, float | int | tuple[float, float]
 
 
 class _RetryChatter(logging.Filter):
-    """Drops Pywikibot's per-retry tracebacks and waiting notes unless winellbot logs verbosely."""
+    """Drops Pywikibot's per-retry tracebacks and notes (retries, re-logins) unless winellbot logs
+    verbosely, and keeps
+    the last retried error's own line: Pywikibot's final "Maximum retries" says nothing of why."""
+
+    last_error = ""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if logging.getLogger("winellbot").isEnabledFor(logging.INFO):
-            return True
         message = str(record.msg)
-        return not (message.startswith("Traceback (most recent call last)")
-                    or ("Waiting" in message and "before retrying" in message))
+        chatter = message.startswith(("Traceback (most recent call last)", "An error occurred for uri")) or (
+            "Waiting" in message and "before retrying" in message) or "Forcing re-login" in message
+        if message.startswith("Traceback"):
+            lines = [line for line in message.strip().splitlines() if line.strip()]
+            _RetryChatter.last_error = lines[-1] if lines else ""
+        return not chatter or logging.getLogger("winellbot").isEnabledFor(logging.INFO)
 
 
 def quiet_retries() -> None:

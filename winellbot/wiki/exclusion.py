@@ -41,7 +41,7 @@ def exclusion(text: str, bot_user: str, message_type: str = "") -> str:
         params = {str(p.name).strip().lower(): {_name(v) for v in str(p.value).split(",") if v.strip()}
                   for p in tpl.params if p.showkey}
         shown = "{{" + str(tpl.name).strip() + "}}"
-        if name == "nobots" and not params:
+        if name == "nobots" and not ({"allow", "deny"} & set(params)):
             return f"{shown} excludes every bot"
         if "allow" in params:
             allowed = params["allow"]

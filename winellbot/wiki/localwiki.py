@@ -314,6 +314,20 @@ $wgShowExceptionDetails = true;
         """Save ``text`` to ``title`` as the admin through the API; returns the new revision id."""
         return self.admin().edit(title, text, summary)
 
+    def delete(self, title: str, reason: str = "fixture") -> None:
+        """Delete a page as the admin."""
+        self.admin().call(action="delete", title=title, reason=reason)
+
+    def protect(self, title: str, level: str = "sysop") -> None:
+        """Protect a page (edit and move) at ``level`` as the admin; it may not exist yet."""
+        self.admin().call(action="protect", title=title, protections=f"edit={level}|move={level}",
+                          expiry="infinite", reason="fixture")
+
+    def revoke_bot_login(self) -> None:
+        """Invalidate the bot's BotPasswords and sessions: its login is lost and cannot be regained."""
+        self._maintenance("invalidateBotPasswords.php", "--user", self.bot_user)
+        self._maintenance("invalidateUserSessions.php", "--user", self.bot_user)
+
     def import_pages(self, pages: Mapping[str, str], summary: str = "fixture import", *,
                      link_updates: bool = True) -> int:
         """Create many pages at once with importDump.php (fast path for benchmarks); returns the count.
@@ -401,6 +415,10 @@ class _AdminSession:
 
     def purge(self, titles: list[str]) -> None:
         self._post(action="purge", titles="|".join(titles), forcelinkupdate="1")
+
+    def call(self, **params: str) -> dict:
+        """POST any write action with the admin's token (fixtures only)."""
+        return self._post(**params, token=self._csrf)
 
     def _latest_revid(self, title: str) -> int:
         pages = self._get(action="query", prop="info", titles=title, formatversion="2")["query"]["pages"]

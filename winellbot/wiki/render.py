@@ -244,11 +244,9 @@ def render_citation_of(c: Citation) -> str:
 
 def safe_url(url: str) -> str | None:
     """An http(s) URL that cannot end the bracketed link early or carry markup, or None."""
-    url = url.strip()
-    if not re.match(r"(?i)https?://[^\s/]", url):
-        return None
-    url = quote(url, safe="/:?#&=%+,;@!$*()-._")
-    return url.replace("~", "%7E").replace("__", "_%5F")  # quote() never encodes "~"
+    from winellbot.search.urls import citation_url
+
+    return citation_url(url)
 
 
 def word_diff(old: str, new: str) -> str:

@@ -1,0 +1,242 @@
+"""Fault isolation against the real local wiki: what the wiki does to one page stays with that page,
+and a wiki that cannot be used stops the cycle with one line within a bounded wait."""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from wikiscene import make_scene, run_cycle
+
+from winellbot.config import dump_settings
+from winellbot.errors import PageGone, PostingRefused
+from winellbot.models import Citation, Document, Edit, Suggestion, Update
+from winellbot.state.db import State
+from winellbot.wiki.render import render_section
+from winellbot.wiki.writer import WikiWriter
+
+
+def winellbot(config, *args: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "winellbot.cli", *args, "--config", str(config)]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env={**os.environ, **(env or {})})
+
+
+def said(err: str) -> list[str]:
+    """stderr less Pywikibot's "Logging in to ..." notice."""
+    return [line for line in err.splitlines() if line.strip() and not line.startswith("Logging in to ")]
+
+
+def write_config(settings, folder, **wiki) -> str:
+    for key, value in wiki.items():
+        setattr(settings.wiki, key, value)
+    path = folder / "winellbot.toml"
+    path.write_text(dump_settings(settings), encoding="utf-8")
+    return str(path)
+
+
+def posted_here(site, title: str) -> bool:
+    import pywikibot
+
+    page = pywikibot.Page(site, title)
+    return page.exists() and "winellbot-suggestion" in page.text
+
+
+def _suggestion(article: str) -> Suggestion:
+    doc = Document(id="d", url="https://news.example/fact", title="News", text="A bridge opened in 2024.")
+    edit = Edit("Old.", "Old. A bridge opened in 2024.", "A bridge opened in 2024.", Citation(doc.url, "News"))
+    return Suggestion(article, 1, ("History",), 0, edit, Update("A bridge opened in 2024.", ("History",), "", doc))
+
+
+@pytest.fixture
+def writer(site, make_page):
+    return WikiWriter(site, bot_user=site.username(), shutoff_page=make_page("run", prefix="Shutoff"))
+
+
+def _post(writer, article):
+    s = _suggestion(article)
+    return writer.post_talk_section(article, "Suggestions", render_section([s], bot_user=writer.bot_user), [s.id])
+
+
+# -- one page's trouble stays with that page --------------------------------------------------------
+
+def test_a_protected_talk_page_is_a_recorded_error_and_the_cycle_goes_on(scene, site, tmp_path):
+    opted, listed = scene["opted"], scene["listed"]
+    scene["wiki"].protect(f"Talk:{opted}")
+    report, state, _ = run_cycle(scene["settings"], [opted, listed])
+    assert not posted_here(site, f"Talk:{opted}")
+    assert posted_here(site, f"{scene['settings'].wiki.queue}/{listed}"), "the next page was still treated"
+    errors = [e for e in state.db["errors"].rows if e["page"] == opted]
+    assert errors and "refused the save" in errors[0]["message"] and "protect" in errors[0]["message"]
+    assert state.suggestions(page=opted, status="proposed"), "kept for a later run"
+    status = winellbot(write_config(scene["settings"], tmp_path), "status")
+    assert f"error: " in status.stdout and opted in status.stdout and "refused the save" in status.stdout
+
+
+def test_an_article_deleted_between_reading_and_posting_gets_no_post(scene, site, tmp_path):
+    """The article and its talk page are deleted while the bot waits before posting."""
+    opted = scene["opted"]
+    config = write_config(scene["settings"], tmp_path)
+    proc = subprocess.Popen([sys.executable, "-m", "winellbot.cli", "once", f"-page:{opted}", "--config", config],
+                            env={**os.environ, "WINELLBOT_PAUSE_BEFORE_POST": "4"}, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    path = scene["settings"].state.path
+    deadline = time.time() + 120
+    while time.time() < deadline and not (os.path.exists(path) and State(path, readonly=True).suggestions(page=opted)):
+        time.sleep(0.2)
+    scene["wiki"].delete(opted)
+    scene["wiki"].delete(f"Talk:{opted}")
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, out + err
+    import pywikibot
+
+    assert not pywikibot.Page(site, f"Talk:{opted}").exists(), "the talk page was re-created"
+    errors = [e["message"] for e in State(path).db["errors"].rows if e["page"] == opted]
+    assert any("does not exist" in m and "nothing posted" in m for m in errors), errors
+
+
+def test_a_missing_article_gets_no_post_and_no_talk_page(writer, site, make_page):
+    import pywikibot
+
+    missing = make_page.title(prefix="Never written")
+    with pytest.raises(PageGone, match="does not exist"):
+        _post(writer, missing)
+    assert not pywikibot.Page(site, f"Talk:{missing}").exists()
+
+
+@pytest.mark.parametrize("shape", ["double", "broken"])
+def test_a_talk_page_that_is_a_double_or_broken_redirect_gets_no_post(writer, site, make_page, local_wiki, shape):
+    import pywikibot
+
+    article = make_page("Article.", prefix="Redirecting")
+    middle, end = make_page.title(prefix="Middle"), make_page.title(prefix="End")
+    if shape == "double":
+        local_wiki.edit(f"Talk:{middle}", f"#REDIRECT [[Talk:{end}]]")
+        local_wiki.edit(f"Talk:{end}", "The real discussion.")
+    local_wiki.edit(f"Talk:{article}", f"#REDIRECT [[Talk:{middle}]]")
+    with pytest.raises(PostingRefused, match="double redirect" if shape == "double" else "does not exist"):
+        _post(writer, article)
+    for title in (f"Talk:{article}", f"Talk:{middle}", f"Talk:{end}"):
+        assert not posted_here(site, title), title
+    assert pywikibot.Page(site, f"Talk:{article}").isRedirectPage()
+
+
+def test_a_talk_page_that_redirects_once_to_a_talk_page_is_followed(writer, site, make_page, local_wiki):
+    article = make_page("Article.", prefix="Moved talk")
+    target = make_page.title(prefix="Target")
+    local_wiki.edit(f"Talk:{target}", "Discussion lives here.")
+    local_wiki.edit(f"Talk:{article}", f"#REDIRECT [[Talk:{target}]]")
+    assert _post(writer, article).target == f"Talk:{target}"
+
+
+# -- a wiki that cannot be used: one line, bounded wait -------------------------------------------
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _offline_config(tmp_path, api_url: str, max_wait: float) -> str:
+    tmp_path.joinpath("c.toml").write_text(
+        f'[wiki]\napi_url = "{api_url}"\nmax_wait = {max_wait}\n[state]\npath = "{tmp_path / "s.sqlite"}"\n')
+    return str(tmp_path / "c.toml")
+
+
+def test_a_wiki_that_refuses_connections_is_one_line_within_the_bound(tmp_path):
+    config = _offline_config(tmp_path, f"http://127.0.0.1:{_closed_port()}/api.php", 4.0)
+    began = time.monotonic()
+    done = winellbot(config, "once", env={"WINELLBOT_BOT_PASSWORD": "x" * 32}, timeout=120)
+    took = time.monotonic() - began
+    assert done.returncode == 1 and took < 4.0 + 15, took  # the bound plus Python's start-up
+    [line] = said(done.stderr)
+    assert line.startswith("winellbot: error: connecting to http://127.0.0.1:") and "does not answer" in line, line
+    assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_a_wiki_that_never_answers_is_one_line_within_the_bound(tmp_path):
+    """A server that accepts connections and never says a word (a hung web server)."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    held = []
+    threading.Thread(target=lambda: [held.append(server.accept()) for _ in range(16)], daemon=True).start()
+    config = _offline_config(tmp_path, f"http://127.0.0.1:{server.getsockname()[1]}/api.php", 6.0)
+    began = time.monotonic()
+    done = winellbot(config, "once", env={"WINELLBOT_BOT_PASSWORD": "x" * 32}, timeout=120)
+    took = time.monotonic() - began
+    server.close()
+    assert done.returncode == 1 and took < 6.0 + 15, took
+    [line] = said(done.stderr)
+    assert "does not answer (timed out)" in line, line
+
+
+def test_a_missing_bot_password_is_one_line(tmp_path):
+    config = _offline_config(tmp_path, "http://127.0.0.1:9/api.php", 4.0)
+    env = {k: v for k, v in os.environ.items() if k != "WINELLBOT_BOT_PASSWORD"}
+    done = subprocess.run([sys.executable, "-m", "winellbot.cli", "once", "--config", config],
+                          capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 1
+    assert said(done.stderr) == ["winellbot: error: WINELLBOT_BOT_PASSWORD is not set: the BotPassword of "
+                                 "WinellBot@winellbot is needed to log in to http://127.0.0.1:9/api.php"]
+
+
+def _paused_cycle(wiki, tmp_path, monkeypatch, *, max_wait: float):
+    """A scene on ``wiki``; `once` over its two pages, paused before the first post."""
+    from conftest import PageMaker
+
+    monkeypatch.setenv("WINELLBOT_BOT_PASSWORD", wiki.credentials.bot_password)
+    scene = make_scene(wiki, PageMaker(wiki, "own"), tmp_path)
+    config = write_config(scene["settings"], tmp_path, max_wait=max_wait)
+    proc = subprocess.Popen([sys.executable, "-m", "winellbot.cli", "once", f"-page:{scene['opted']}",
+                             f"-page:{scene['listed']}", "--config", config],
+                            env={**os.environ, "WINELLBOT_PAUSE_BEFORE_POST": "3"}, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    path = scene["settings"].state.path
+    deadline = time.time() + 120
+    while time.time() < deadline and not (os.path.exists(path) and State(path, readonly=True).suggestions()):
+        time.sleep(0.2)
+    return scene, proc
+
+
+def test_the_wiki_stopped_mid_run_stops_the_cycle_with_one_line(own_wiki, tmp_path, monkeypatch):
+    scene, proc = _paused_cycle(own_wiki, tmp_path, monkeypatch, max_wait=6.0)
+    own_wiki.stop()
+    stopped = time.monotonic()
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 1 and time.monotonic() - stopped < 3 + 6 + 10
+    assert len(said(err)) == 1, err
+    [line] = said(err)
+    assert line.startswith("winellbot: error: run 1 stopped: ") and "does not answer" in line, line
+    assert "Traceback" not in out + err
+    state = State(scene["settings"].state.path)
+    (run,) = state.db["runs"].rows
+    assert run["status"] == "failed"
+    assert any("does not answer" in e["message"] for e in state.db["errors"].rows)
+    assert state.suggestions(status="proposed"), "nothing lost: a later run posts them"
+
+
+def test_a_lost_login_stops_the_cycle_with_one_line(own_wiki, tmp_path, monkeypatch):
+    scene, proc = _paused_cycle(own_wiki, tmp_path, monkeypatch, max_wait=6.0)
+    own_wiki.revoke_bot_login()
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 1 and len(said(err)) == 1, out + err
+    [line] = said(err)
+    assert line.startswith("winellbot: error: run 1 stopped: ") and "not logged in" in line, line
+    assert "Traceback" not in out + err
+
+
+def test_a_bad_corpus_file_is_recorded_and_the_cycle_treats_every_page(scene, site):
+    news = scene["settings"].search.corpus_dir
+    with open(os.path.join(news, "news.jsonl"), "ab") as fh:
+        fh.write(b'\n{"id": "bad", "text": "caf\xe9"}\n["not", "an", "object"]\n{"title": "no id"}\n')
+    with open(os.path.join(news, "broken.json"), "w", encoding="utf-8") as fh:
+        fh.write('{"id": ')
+    report, state, _ = run_cycle(scene["settings"], [scene["opted"], scene["listed"]])
+    assert len(report.pages) == 2 and report.counter["posted"] == 2
+    corpus_errors = [e["message"] for e in state.db["errors"].rows if e["stage"] == "corpus"]
+    assert len(corpus_errors) == 4, corpus_errors
