@@ -12,7 +12,6 @@ Pywikibot's HTTP call, and the ``php -S`` access log. Goal: at most 25 requests 
 from __future__ import annotations
 
 import argparse
-import re
 import shutil
 import sys
 import tempfile
@@ -29,6 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
     from winellbot.wiki.site import prepare_pywikibot
 
     scratch = Path(tempfile.mkdtemp(prefix="winellbot-bench-"))
@@ -65,46 +65,20 @@ def _measure(wiki, pages: int, started: float) -> int:
 
 
 def _report(label: str, wiki, reader, titles: list[str]) -> bool:
+    from counting import CountingHTTP, api_lines
+
     limit = reader.title_batch or reader.site.maxlimit
     log = wiki.directory / "server.log"
-    log_before = _api_lines(log)
-    with _CountingHTTP() as counter:
+    log_before = api_lines(log)
+    with CountingHTTP() as counter:
         begin = time.perf_counter()
         revisions = reader.latest_revisions(titles)
         seconds = time.perf_counter() - begin
     time.sleep(0.2)  # let php -S flush its access log
-    logged = _api_lines(log) - log_before
+    logged = api_lines(log) - log_before
     print(f"{label}: {len(revisions)}/{len(titles)} revisions, {counter.count} requests "
           f"(server log: {logged}), {limit} titles per request, {seconds:.2f} s")
     return len(revisions) == len(titles) and counter.count <= GOAL
-
-
-def _api_lines(log: Path) -> int:
-    try:
-        text = log.read_text("utf-8", errors="replace")
-    except FileNotFoundError:
-        return 0
-    return len(re.findall(r"\]: (?:GET|POST) /api\.php", text))
-
-
-class _CountingHTTP:
-    """Counts Pywikibot's HTTP requests while active (benchmark instrumentation only)."""
-
-    def __enter__(self) -> _CountingHTTP:
-        from pywikibot.comms import http
-
-        self.count = 0
-        self._module, self._real = http, http.request
-
-        def counting(*args, **kwargs):
-            self.count += 1
-            return self._real(*args, **kwargs)
-
-        http.request = counting
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._module.request = self._real
 
 
 if __name__ == "__main__":
