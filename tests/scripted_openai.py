@@ -16,7 +16,8 @@ function of the request (``ScriptedOpenAI(func)``, ``func(received) -> reply``).
 empty the server answers 400 "script exhausted", which fails the test loudly.
 
 ``reject_formats={"json_schema"}`` makes it answer 400 to that ``response_format`` type, as
-some self-hosted servers do. Every request is kept in ``server.requests`` as :class:`Received`.
+some self-hosted servers do (``reject_status=500``: as llama.cpp's server does, with its message).
+Every request is kept in ``server.requests`` as :class:`Received`.
 Binds 127.0.0.1 on a free port; runs in a daemon thread.
 """
 from __future__ import annotations
@@ -95,7 +96,8 @@ class ScriptedOpenAI:
     """The server. Use as a context manager; ``base_url`` ends in ``/v1`` like the real API."""
 
     def __init__(self, script: Iterable[str | Reply] | Script | None = None, *,
-                 reject_formats: Iterable[str] = (), model: str = "scripted-model") -> None:
+                 reject_formats: Iterable[str] = (), reject_status: int = 400,
+                 model: str = "scripted-model") -> None:
         self.queue: deque[str | Reply] = deque()
         self.func: Script | None = None
         if callable(script):
@@ -103,6 +105,7 @@ class ScriptedOpenAI:
         elif script is not None:
             self.queue.extend(script)
         self.reject_formats = set(reject_formats)
+        self.reject_status = reject_status
         self.model = model
         self.requests: list[Received] = []
         self._lock = threading.Lock()
@@ -168,9 +171,13 @@ class ScriptedOpenAI:
         received = Received(body, {k.lower(): v for k, v in headers.items()})
         with self._lock:
             self.requests.append(received)
-            if received.response_format in self.reject_formats:
-                reply: str | Reply = _error(
-                    400, f"response_format type '{received.response_format}' is not supported",
+            if received.response_format in self.reject_formats and self.reject_status == 500:
+                reply: str | Reply = _error(  # llama-cpp-python 0.3.36's words
+                    500, "1 validation error for CreateChatCompletionRequest\nresponse_format.type\n  Input "
+                    "should be 'text' or 'json_object'", "internal_server_error")
+            elif received.response_format in self.reject_formats:
+                reply = _error(
+                    self.reject_status, f"response_format type '{received.response_format}' is not supported",
                     "invalid_request_error")
             elif self.func is not None:
                 reply = self.func(received)

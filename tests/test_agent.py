@@ -94,14 +94,17 @@ class Script:
         raise AssertionError(f"unexpected stage {req.stage}")
 
 
-def run(script, docs, *, state=None, sleeps=None, **kw):
-    with ScriptedOpenAI(script) as server:
-        backend = OpenAIBackend(server.base_url, "k", "scripted",
-                                sleep=sleeps.append if sleeps is not None else (lambda s: None))
-        client = ModelClient(backend, state=state, run_id=1)
-        pipeline = build_agent_pipeline(client, **kw)
-        pipeline.today = dt.date(2025, 6, 10)
-        result = pipeline.propose(ARTICLE, corpus(*docs))
+def run(script, docs, *, state=None, sleeps=None, server=None, since=None, article=ARTICLE, **kw):
+    """The agent on ``docs`` with ``script`` as the model (or on ``server``, already started)."""
+    if server is None:
+        with ScriptedOpenAI(script) as server:
+            return run(None, docs, state=state, sleeps=sleeps, server=server, since=since, article=article, **kw)
+    backend = OpenAIBackend(server.base_url, "k", "scripted",
+                            sleep=sleeps.append if sleeps is not None else (lambda s: None))
+    client = ModelClient(backend, state=state, run_id=1)
+    pipeline = build_agent_pipeline(client, **kw)
+    pipeline.today = dt.date(2025, 6, 10)
+    result = pipeline.propose(article, corpus(*docs), since=since)
     return result, server, client
 
 
@@ -145,7 +148,7 @@ def test_add_then_replace_keeps_only_the_newer_update():
                     "2025-05-26")
 
     def aggregate(req):
-        if "K1:" in req.text:
+        if "- K1:" in req.text:  # a kept update is listed
             return {"action": "replace", "replaces": "K1", "reason": "confirms and completes K1", "importance": 5}
         return {"action": "add", "reason": "a race win", "importance": 4}
 
@@ -222,7 +225,8 @@ def test_malformed_replies_are_retried_then_skipped_with_a_recorded_error():
     assert sum("extractor" in e and "no valid reply after 3 attempts" in e for e in result.errors) == 2
     state.record_result(run_id, ARTICLE.title, result)
     assert state.db["errors"].count_where("message like '%no valid reply%'") == 2
-    assert state.db["llm_calls"].count_where("stage = 'extractor' and error is not null") == 2
+    assert state.db["llm_calls"].count_where("stage = 'extractor' and outcome = 'skipped'") == 2
+    assert state.db["llm_calls"].count_where("stage = 'extractor' and outcome = 'malformed'") == 6
 
 
 def test_rate_limit_during_a_run_backs_off_and_continues():
@@ -291,9 +295,12 @@ def test_token_use_and_decisions_are_recorded_in_state():
 
 def test_criteria_are_cached_per_revision():
     state = State()
-    run(Script(), [], state=state, max_iterations=1)
-    _, server, client = run(Script(), [], state=state, max_iterations=1)
-    assert "criteria" not in server.stages()
+    with ScriptedOpenAI(Script()) as server:
+        run(None, [], state=state, server=server, max_iterations=1)
+        asked = len(server.requests)
+        _, _, client = run(None, [], state=state, server=server, max_iterations=1)
+    assert "criteria" not in server.stages()[asked:]
+    assert server.stages().count("criteria") == 1
     assert any(c.stage == "criteria" and c.cached for c in client.calls)
 
 

@@ -40,11 +40,11 @@ class RecordingPipeline(Pipeline):
 
     seen: list = []
 
-    def propose(self, article, search, fetcher=None) -> PipelineResult:
+    def propose(self, article, search, fetcher=None, **kw) -> PipelineResult:
         RecordingPipeline.seen.append(repr(article))
         for result in search.search("harbour bridge soup recipe cars town", limit=100):
             RecordingPipeline.seen.append(repr(result))
-        return super().propose(article, search, fetcher)
+        return super().propose(article, search, fetcher, **kw)
 
 
 def recording_factory():

@@ -71,8 +71,10 @@ def test_tiny_model_produces_an_edit_through_the_client(tiny_model):
                                   "<ref>{{cite news |url=https://news.example/a |title=Team wins "
                                   "|work=Example News |date=2025-05-24 |access-date=2025-06-01}}</ref>")
     assert edit.reason.startswith(("model edit rejected", "editor failed"))
-    (row,) = state.db["llm_calls"].rows
-    assert (row["stage"], row["backend"], row["completion_tokens"]) == ("editor", "transformers", 24)
+    rows = list(state.db["llm_calls"].rows)
+    assert (rows[0]["stage"], rows[0]["backend"], rows[0]["completion_tokens"]) == ("editor", "transformers", 24)
+    # a random model never stops by itself: cut at the limit, asked once more, then skipped
+    assert [r["outcome"] for r in rows] in (["parsed"], ["truncated", "truncated", "skipped"])
 
 
 def test_missing_model_directory_is_a_model_error(tmp_path):

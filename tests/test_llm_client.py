@@ -96,8 +96,10 @@ def test_malformed_reply_gives_up_and_records_the_error():
         with pytest.raises(MalformedReply):
             client.ask("extractor", MESSAGES, Verdict)
         assert len(server.requests) == 3
-    errors = [r["error"] for r in state.db["llm_calls"].rows if r["error"]]
-    assert len(errors) == 1 and "after 3 attempts" in errors[0]
+    rows = list(state.db["llm_calls"].rows)
+    assert [r["outcome"] for r in rows] == ["malformed", "malformed", "malformed", "skipped"]
+    assert [r["attempt"] for r in rows[:3]] == [0, 1, 2]
+    assert "after 3 attempts" in rows[-1]["error"]
     assert state.cache_get(client.calls[0].request_hash) is None  # nothing invalid is cached
 
 
@@ -146,7 +148,10 @@ def test_format_falls_back_and_remembers():
         client.ask("criteria", MESSAGES, Verdict)
         client.ask("criteria", [Message("user", "second")], Verdict)
         formats = [r.response_format for r in server.requests]
-    assert formats == ["json_schema", "json_object", "text", "text"]
+    # json_schema, llama.cpp's json_object + schema, json_object alone, then plain text (remembered)
+    assert formats == ["json_schema", "json_object", "json_object", "text", "text"]
+    assert "schema" in server.requests[1].body["response_format"]
+    assert "schema" not in server.requests[2].body["response_format"]
     assert client.backend.format_mode == "text"
 
 
@@ -163,3 +168,84 @@ def test_ask_text_returns_the_content():
         text = make_client(server).ask_text("editor", MESSAGES, model="editor-model")
         assert "response_format" not in server.requests[0].body
     assert text == "The new paragraph."
+
+
+def test_llama_cpp_500_on_json_schema_steps_down_to_its_own_form_once_per_server():
+    """llama.cpp's server answers json_schema with HTTP 500; its form is json_object + schema."""
+    sleeps: list[float] = []
+    with ScriptedOpenAI(['{"action": "a", "reason": "r"}'] * 2, reject_formats={"json_schema"},
+                        reject_status=500) as server:
+        make_client(server, sleeps=sleeps).ask("criteria", MESSAGES, Verdict)
+        second = make_client(server)  # another client of the same server: already learned
+        second.ask("criteria", [Message("user", "second")], Verdict)
+        bodies = [r.body["response_format"] for r in server.requests]
+    assert [b["type"] for b in bodies] == ["json_schema", "json_object", "json_object"]
+    assert bodies[1]["schema"]["required"] == ["action", "reason"]
+    assert sleeps == []  # a format rejection is not a server failure to back off from
+    assert second.backend.format_mode == "json_object_schema"
+
+
+def test_fixed_response_format_is_sent_as_configured():
+    with ScriptedOpenAI(['{"action": "a", "reason": "r"}']) as server:
+        backend = OpenAIBackend(server.base_url, "k", "m", response_format="json_object_schema")
+        ModelClient(backend).ask("criteria", MESSAGES, Verdict)
+        assert server.requests[0].body["response_format"]["type"] == "json_object"
+        assert server.requests[0].body["response_format"]["schema"]["required"] == ["action", "reason"]
+
+
+def test_cut_reply_gets_a_larger_limit_once_then_a_recorded_skip():
+    state = State()
+    cut = Reply('{"action": "add", "rea', finish_reason="length")
+    with ScriptedOpenAI([cut, cut]) as server:
+        client = make_client(server, state)
+        with pytest.raises(MalformedReply, match="cut at the token limit twice"):
+            client.ask("extractor", MESSAGES, Verdict, max_tokens=100)
+        assert [r.body["max_tokens"] for r in server.requests] == [100, 200]
+        # the second request is the same question, not a correction with the cut reply in it
+        assert server.requests[1].messages == server.requests[0].messages
+    assert [r["outcome"] for r in state.db["llm_calls"].rows] == ["truncated", "truncated", "skipped"]
+
+
+def test_cut_reply_then_a_complete_one_is_used():
+    with ScriptedOpenAI([Reply("The new para", finish_reason="length"), "The new paragraph."]) as server:
+        client = make_client(server)
+        assert client.ask_text("editor", MESSAGES, max_tokens=50) == "The new paragraph."
+        assert [r.body["max_tokens"] for r in server.requests] == [50, 100]
+    assert [c.outcome for c in client.calls] == ["truncated", "parsed"]
+
+
+@pytest.mark.parametrize("change", ["model", "base_url", "version"])
+def test_cache_key_holds_the_resolved_model_the_server_and_the_prompt_version(change):
+    """Changing [llm] model or base_url, or a prompt's version, must not serve the old answers."""
+    state = State()
+    with ScriptedOpenAI(['{"action": "a", "reason": "r"}'] * 2) as one, \
+            ScriptedOpenAI(['{"action": "b", "reason": "r"}']) as two:
+        first = ModelClient(OpenAIBackend(one.base_url, "k", "model-a"), state=state)
+        assert first.ask("navigator", MESSAGES, Verdict, version="navigator-1").action == "a"
+        url = two.base_url if change == "base_url" else one.base_url
+        model = "model-b" if change == "model" else "model-a"
+        version = "navigator-2" if change == "version" else "navigator-1"
+        second = ModelClient(OpenAIBackend(url, "k", model), state=state)
+        second.ask("navigator", MESSAGES, Verdict, version=version)  # the stage names no model
+        assert [c.outcome for c in second.calls] == ["parsed"], "not served from the old cache entry"
+        same = ModelClient(OpenAIBackend(url, "k", model), state=state)
+        same.ask("navigator", MESSAGES, Verdict, version=version)
+        assert [c.outcome for c in same.calls] == ["cached"]
+
+
+def test_usage_summary_counts_outcomes_per_stage():
+    from winellbot.llm.usage import summarise
+
+    with ScriptedOpenAI(["nope", Reply('{"action": "a", "reason": "r"}', prompt_tokens=10, completion_tokens=3),
+                         Reply("cut", finish_reason="length"), Reply("cut", finish_reason="length")]) as server:
+        client = make_client(server)
+        client.ask("aggregator", MESSAGES, Verdict)
+        with pytest.raises(MalformedReply):
+            client.ask("extractor", MESSAGES, Verdict)
+    figures = summarise(client.calls)
+    assert {k: figures["stages"]["aggregator"][k] for k in ("calls", "parsed", "reasked", "skipped")} == {
+        "calls": 2, "parsed": 1, "reasked": 1, "skipped": 0}
+    assert {k: figures["stages"]["extractor"][k] for k in ("calls", "parsed", "reasked", "skipped")} == {
+        "calls": 2, "parsed": 0, "reasked": 1, "skipped": 1}
+    assert (figures["calls"], figures["parsed"], figures["parse_rate"]) == (4, 1, 0.25)
+    assert figures["stages"]["aggregator"]["prompt_tokens"] >= 10

@@ -1,15 +1,14 @@
 """The tiny model's command-line entry point builds a model the transformers editor can load."""
-from winellbot.llm.base import Message
+from winellbot.llm.base import ChatRequest, Message
 from winellbot.llm.tiny_model import main
 
 
 def test_tiny_model_entry_point_builds_a_loadable_model(tmp_path, capsys):
-    from winellbot.llm.client import ModelClient
     from winellbot.llm.transformers_backend import TransformersBackend
 
     assert main([str(tmp_path / "editor"), "--seed", "1"]) == 0
     assert capsys.readouterr().out.strip() == str(tmp_path / "editor")
     assert (tmp_path / "editor" / "config.json").exists()
-    client = ModelClient(TransformersBackend(tmp_path / "editor", max_new_tokens=4))
-    text = client.ask_text("editor", [Message("user", "Original paragraph. News.")], max_tokens=4)
-    assert isinstance(text, str) and client.calls[-1].completion_tokens >= 1
+    backend = TransformersBackend(tmp_path / "editor", max_new_tokens=4)
+    reply = backend.chat(ChatRequest("editor", (Message("user", "Original paragraph. News."),), max_tokens=4))
+    assert isinstance(reply.text, str) and reply.completion_tokens >= 1

@@ -5,7 +5,9 @@
     exit (counters, run record)
 
 Errors about one page are caught, recorded in state and counted; the run goes on.
-A shutoff stops the run at once. Posting is idempotent: a suggestion is marked
+A shutoff stops the run at once. So does a spent model token budget: the page being treated and
+the pages after it are not rescheduled (they stay due, and the next cycle does them, with the
+model calls already made served from the cache); the run record and ``status`` say so. Posting is idempotent: a suggestion is marked
 posted only after the wiki holds it, and the writer skips ids already on the page,
 so a crash between the two never posts twice and loses nothing.
 """
@@ -21,7 +23,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from winellbot.article import parse_article
-from winellbot.errors import PostingRefused, ShutoffError, WikiDown, WinellbotError
+from winellbot.errors import BudgetExceeded, PostingRefused, ShutoffError, WikiDown, WinellbotError
 from winellbot.models import Article, PipelineResult
 from winellbot.pipeline.pipeline import propose_checked
 from winellbot.state.db import State
@@ -92,8 +94,14 @@ class WinellBot:
             report.counter["errors"] += 1
             self.state.record_error(run_id, None, type(exc).__name__, str(exc))
             log.info("stopping: %s", exc)  # the caller reports it, once
+        except BudgetExceeded as exc:
+            left = len(todo) - len(report.pages) + 1
+            status = "budget spent"
+            report.stopped = f"token budget spent: {exc}; {left} page(s) left due for the next cycle"
+            self.state.record_error(run_id, report.pages[-1] if report.pages else None, "budget", report.stopped)
+            log.warning("stopping: %s", report.stopped)
         finally:
-            self.state.finish_run(run_id, status if status == "failed" or not report.stopped else "stopped",
+            self.state.finish_run(run_id, status if status != "done" or not report.stopped else "stopped",
                                   pages=len(report.pages), suggestions=report.counter["suggestions"],
                                   posted=report.counter["posted"], errors=report.counter["errors"])
         return report
@@ -151,8 +159,8 @@ class WinellBot:
                 if written:
                     report.written.append(written)
                     report.counter["posted"] += 1
-        except (ShutoffError, WikiDown):
-            raise
+        except (ShutoffError, WikiDown, BudgetExceeded):
+            raise  # the cycle ends; a page the budget cut short is not rescheduled
         except PostingRefused as exc:
             report.counter["refused"] += 1
             self.state.record_error(report.run_id, title, "post", f"skipped: {exc}")
@@ -180,9 +188,9 @@ class WinellBot:
         from winellbot.factory import DatedSearch, since_for
 
         row = self.state.page(article.title) or {}
-        search = DatedSearch(self.search, since_for(self.settings, row.get("last_checked")))
-        result = propose_checked(self.pipeline, self.gates, article, search, self.fetcher,
-                                 limit=self.settings.pipeline.max_suggestions)
+        since = since_for(self.settings, row.get("last_checked"))
+        result = propose_checked(self.pipeline, self.gates, article, DatedSearch(self.search, since), self.fetcher,
+                                 limit=self.settings.pipeline.max_suggestions, since=since)
         self.state.record_result(run_id, article.title, result)
         self.record_sources(result)
         return result

@@ -59,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     register_operations(sub, _common)
     __import__("winellbot.editor.cli", fromlist=["register"]).register(sub)
+    __import__("winellbot.llm.serve", fromlist=["register"]).register(sub)
     return parser
 
 
@@ -91,6 +92,8 @@ def _dispatch(args: argparse.Namespace, rest: list[str]) -> int:
         return run_backtest(args)
     if args.command == "editor":
         return __import__("winellbot.editor.cli", fromlist=["run"]).run(args)
+    if args.command == "model":
+        return __import__("winellbot.llm.serve", fromlist=["run"]).run(args)
     if args.command == "demo":
         from winellbot.demo import demo_main
 

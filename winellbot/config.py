@@ -109,7 +109,8 @@ class ScheduleSettings:
 class PipelineSettings:
     """The one table of pipeline defaults: the bot and the backtest both build from it."""
 
-    backend: str = setting("offline", choices=("offline", "openai"))
+    # "openai": the LLM agent; "hybrid": the agent reading the passages the offline stages found
+    backend: str = setting("offline", choices=("offline", "openai", "hybrid"))
     max_suggestions: int = setting(5, at_least=1)
     # The aggregation loop's bounds. A model's round costs several calls, so the agent reads few
     # documents; the offline stages cost little per document and find most when they read every
@@ -133,6 +134,16 @@ class SearchSettings:
 
 @dataclass
 class LLMSettings:
+    # "openai": any OpenAI-compatible server at base_url; "local": llama.cpp's server started by
+    # the bot on 127.0.0.1 with local_model (empty: the bundled SmolLM2-135M-Instruct GGUF), no key
+    backend: str = setting("openai", choices=("openai", "local"))
+    local_model: str = setting("", path="file")  # a GGUF file
+    local_n_ctx: int = setting(4096, at_least=256)
+    local_threads: int = setting(0, at_least=0)  # 0: up to 2
+    # how a JSON schema is sent: "auto" (learned per server), "json_schema" (OpenAI, vLLM, Ollama),
+    # "json_object_schema" (llama.cpp), "json_object" or "text"
+    response_format: str = setting("auto", choices=("auto", "json_schema", "json_object_schema", "json_object",
+                                                    "text"))
     base_url: str = "https://api.openai.com/v1"
     model: str = "gpt-4.1-mini"
     # The paper used a strong model for criteria and a small one for aggregation.

@@ -85,11 +85,30 @@ def build_client(settings: Settings, state: State | None, run_id: int | None):
     from winellbot.llm.offline import get_backend
 
     s = settings.llm
-    if not s.api_key and "api.openai.com" in s.base_url:
-        raise ConfigError("the openai backend needs WINELLBOT_OPENAI_API_KEY (or OPENAI_API_KEY)")
-    backend = get_backend("openai", base_url=s.base_url, api_key=s.api_key or "none", model=s.model,
-                          timeout=s.timeout, max_retries=s.max_retries)
+    if s.backend == "local":
+        backend = local_backend(settings)
+    elif s.backend == "openai":
+        if not s.api_key and "api.openai.com" in s.base_url:
+            raise ConfigError("the openai backend needs WINELLBOT_OPENAI_API_KEY (or OPENAI_API_KEY)")
+        backend = get_backend("openai", base_url=s.base_url, api_key=s.api_key or "none", model=s.model,
+                              timeout=s.timeout, max_retries=s.max_retries, response_format=s.response_format)
+    else:
+        raise ConfigError(f"unknown llm.backend {s.backend!r} (openai | local)")
     return ModelClient(backend, state=state, run_id=run_id, token_budget=s.token_budget)
+
+
+def local_backend(settings: Settings):
+    """A backend on llama.cpp's server for ``[llm] local_model``, started once per process."""
+    from winellbot.llm.local_server import shared_server
+    from winellbot.llm.offline import get_backend
+
+    s = settings.llm
+    server = shared_server(s.local_model or None, n_ctx=s.local_n_ctx, threads=s.local_threads or None)
+    fmt = "json_object_schema" if s.response_format == "auto" else s.response_format
+    # one model per server: stage_models name none of it, and the cache key holds the file, not the port
+    return get_backend("openai", base_url=server.base_url, api_key="none", model=server.model_name,
+                       timeout=max(s.timeout, 300.0), max_retries=s.max_retries, response_format=fmt,
+                       identity=server.identity, single_model=True)
 
 
 def build_pipeline(settings: Settings, *, state: State | None = None, run_id: int | None = None,
@@ -108,15 +127,19 @@ def build_pipeline(settings: Settings, *, state: State | None = None, run_id: in
         if settings.llm.editor_backend == "local":
             pipeline.editor = build_local_editor(settings, state, run_id)
         return pipeline
-    if p.backend == "openai":
+    if p.backend in ("openai", "hybrid"):
         from winellbot.pipeline.agent import build_agent_pipeline
+        from winellbot.pipeline.agent_hybrid import build_hybrid_pipeline
 
         client = client or build_client(settings, state, run_id)
         editor_client = editor_client or build_editor_client(settings, state, run_id)
-        pipeline = build_agent_pipeline(client, stage_models=settings.llm.stage_models,
-                                        max_iterations=p.max_iterations, max_empty=p.max_empty,
-                                        max_suggestions=CANDIDATES * p.max_suggestions,
-                                        editor_client=editor_client)
+        build, extra = build_agent_pipeline, {}
+        if p.backend == "hybrid":
+            build, extra = build_hybrid_pipeline, {"offline_max_iterations": p.offline_max_iterations,
+                                                   "offline_max_empty": p.offline_max_empty}
+        pipeline = build(client, stage_models=settings.llm.stage_models, max_iterations=p.max_iterations,
+                         max_empty=p.max_empty, max_suggestions=CANDIDATES * p.max_suggestions,
+                         editor_client=editor_client, **extra)
         editor = settings.llm.editor_backend
         if editor == "offline":  # the agent finds and places updates; code appends them
             from winellbot.pipeline.offline import OfflineEditor
@@ -127,7 +150,7 @@ def build_pipeline(settings: Settings, *, state: State | None = None, run_id: in
         elif editor not in ("llm", "transformers"):
             raise ConfigError(f"unknown llm.editor_backend {editor!r} (llm | transformers | local | offline)")
         return pipeline
-    raise ConfigError(f"unknown pipeline backend {p.backend!r} (offline | openai)")
+    raise ConfigError(f"unknown pipeline backend {p.backend!r} (offline | openai | hybrid)")
 
 
 def build_model_clients(settings: Settings, state: State | None, run_id: int | None = None) -> tuple:
@@ -135,7 +158,7 @@ def build_model_clients(settings: Settings, state: State | None, run_id: int | N
 
     ``editor_client`` is None unless the editor runs on its own (transformers) backend.
     """
-    if settings.pipeline.backend != "openai":
+    if settings.pipeline.backend not in ("openai", "hybrid"):
         return None, None
     return build_client(settings, state, run_id), build_editor_client(settings, state, run_id)
 

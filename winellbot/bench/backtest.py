@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from winellbot.bench.tasks import BotTask, Task, article_from_task, load_tasks
-from winellbot.errors import WinellbotError
+from winellbot.errors import BudgetExceeded, WinellbotError
 from winellbot.models import Document, Suggestion
 from winellbot.pipeline.pipeline import Pipeline, propose_checked
 from winellbot.search.corpus import LocalCorpus
@@ -100,24 +100,34 @@ def run_tasks(
     progress: bool = True,
     gates="default",
     gate_stats: Counter | None = None,
+    skips: dict[str, str] | None = None,
 ) -> list[dict]:
     """As :func:`run_backtest`, on tasks already loaded.
 
     ``gates``: the quality gates every suggestion passes, as in production ("default": the
     standard chain without state or model; None: no gates). ``gate_stats`` is filled with
-    how many suggestions were checked and how many each gate stopped.
+    how many suggestions were checked and how many each gate stopped. ``skips`` receives the
+    tasks that gave no result, with the reason; a spent token budget skips the rest.
     """
+    skips = {} if skips is None else skips
     pipeline = pipeline_factory()
     if gates == "default":
         from winellbot.gates import default_gates
 
         gates = default_gates()
     lines: list[dict] = []
+    spent = ""
     for task in _progress(tasks, progress):
+        if spent:
+            skips[task.id] = spent
+            continue
         view = oracle_view(task) if oracle else task.bot_view()
         try:
             lines.extend(run_task(task.id, view, pipeline, gates, gate_stats))
+        except BudgetExceeded as exc:
+            spent = skips[task.id] = f"token budget spent: {exc}"
         except WinellbotError as exc:
+            skips[task.id] = f"{type(exc).__name__}: {exc}"
             log.warning("task %s failed: %s", task.id, exc)
     if output is not None:
         Path(output).parent.mkdir(parents=True, exist_ok=True)

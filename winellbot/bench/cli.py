@@ -20,9 +20,14 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--oracle", action="store_true",
                    help="replace each task's documents by its held-out sentences (perfect discovery)")
     p.add_argument("--report", metavar="DIR", help="write report.md, figures.json and figures.png here")
-    p.add_argument("--backend", choices=["offline", "openai"],
+    p.add_argument("--backend", choices=["offline", "openai", "local"],
                    help="pipeline backend (default: the config's, offline); openai: the agent through the "
-                        "model client of --config. Same as --set pipeline.backend=...")
+                        "model client of --config; local: the agent on llama.cpp's server started here with "
+                        "[llm] local_model (default: the bundled SmolLM2), no key. Same as --set "
+                        "pipeline.backend=... (local: also llm.backend=local)")
+    p.add_argument("--hybrid", action="store_true",
+                   help="with a model: the offline pipeline's passages lead the navigator and feed the extractor "
+                        "(pipeline.backend=hybrid)")
     p.add_argument("--judge", default="lexical", choices=["lexical", "model"],
                    help="coverage judge: the bench README's lexical one, or the paper's model judge "
                         "(needs a model server in --config)")
@@ -64,8 +69,13 @@ def overrides(args: argparse.Namespace) -> dict:
         except tomllib.TOMLDecodeError:
             value = raw  # a bare word is a string
         out.setdefault(section, {})[key] = value
-    if args.backend:
+    if args.backend == "local":
+        out.setdefault("pipeline", {})["backend"] = "openai"
+        out.setdefault("llm", {})["backend"] = "local"
+    elif args.backend:
         out.setdefault("pipeline", {})["backend"] = args.backend
+    if getattr(args, "hybrid", False):
+        out.setdefault("pipeline", {})["backend"] = "hybrid"
     return out
 
 
@@ -85,6 +95,31 @@ def configuration_lines(settings, extra: dict, config_path: str | None) -> list[
     flags = [f"{section}.{key} = {value!r}" for section, values in extra.items() for key, value in values.items()]
     lines.append("backtest-only settings: " + ("; ".join(flags) if flags else "none (as deployed)"))
     return lines
+
+
+def llm_figures(client, tasks: int) -> dict:
+    """The ``llm`` figures of a run: per stage and in total, and model tokens per task."""
+    from winellbot.llm.usage import summarise
+
+    figures = summarise(client.calls)
+    figures["tokens_per_task"] = round((figures["prompt_tokens"] + figures["completion_tokens"]) / max(1, tasks), 1)
+    return figures
+
+
+def quotes_found(tasks, lines: list[dict], *, oracle: bool = False) -> float | None:
+    """The share of suggestions whose quote is found, nearly word for word, in the document cited."""
+    from winellbot.bench.backtest import oracle_view
+    from winellbot.pipeline.agent_extract import quote_in_document
+
+    if not lines:
+        return None
+    docs = {}
+    for task in tasks:
+        view = oracle_view(task) if oracle else task.bot_view()
+        docs.update({(task.id, d.id): f"{d.title}\n{d.text}" for d in view.documents})
+    found = sum(1 for x in lines if any(quote_in_document(x["quote"], docs.get((x["task"], d), ""), min_words=1)
+                                        for d in x["documents"]))
+    return round(found / len(lines), 4)
 
 
 def model_judge(settings, state, run_id: int | None):
@@ -117,27 +152,45 @@ def run(args: argparse.Namespace) -> int:
         from winellbot.state.db import State
 
         state = State(settings.state.path)  # the cache makes a re-run on the same tasks free
-        run_id = state.start_run(f"backtest:{backend}:{args.judge}")
+        run_id = state.start_run(f"backtest:{backend}{':local' if settings.llm.backend == 'local' else ''}:"
+                                 f"{args.judge}")
     from winellbot import factory
 
     client = factory.build_client(settings, state, run_id) if backend != "offline" else None
     judge = model_judge(settings, state, run_id) if args.judge == "model" else None
     status = "failed"
     gate_stats: Counter = Counter()
+    skips: dict[str, str] = {}
     try:
         lines = run_tasks(tasks, args.output,
                           pipeline_factory=pipeline_factory(settings, client=client),
                           oracle=args.oracle, progress=not args.no_progress and sys.stderr.isatty(),
-                          gates=factory.build_gates(settings, None), gate_stats=gate_stats)
+                          gates=factory.build_gates(settings, None), gate_stats=gate_stats, skips=skips)
         figures = score(tasks, lines, judge=judge)
+        figures["tasks"] = {"run": len(tasks), "with_result": len(tasks) - len(skips), "skipped": skips}
+        figures["quotes_found"] = quotes_found(tasks, lines, oracle=args.oracle)
+        if client is not None:
+            figures["llm"] = llm_figures(client, len(tasks))
         status = "done"
     finally:
         if state is not None:
             state.finish_run(run_id, status, pages=len(tasks))
-    name = f"{backend}{' oracle' if args.oracle else ''}{' (model judge)' if judge else ''}"
+        for c in (client, getattr(judge, "client", None)):
+            if c is not None:
+                c.close()
+    local = " local" if backend != "offline" and settings.llm.backend == "local" else ""
+    name = f"{backend}{local}{' oracle' if args.oracle else ''}{' (model judge)' if judge else ''}"
     notes = configuration_lines(settings, extra, config_path)
     print("\n".join(notes))
     print(table({name: figures}))
+    if "llm" in figures:
+        from winellbot.llm.usage import table as llm_table
+
+        print(llm_table(figures["llm"]))
+        print(f"model tokens per task: {figures['llm']['tokens_per_task']}")
+    if skips:
+        print(f"tasks skipped: {len(skips)} of {len(tasks)}: "
+              + "; ".join(f"{k}: {v[:120]}" for k, v in list(skips.items())[:5]))
     checked = gate_stats.pop("checked", 0)
     print(f"gates: {checked} suggestion(s) checked; stopped: "
           + (", ".join(f"{gate} {n}" for gate, n in gate_stats.most_common()) or "none"))

@@ -69,7 +69,14 @@ def write_report(runs: dict[str, dict], directory: str | Path, *, notes: list[st
     directory.mkdir(parents=True, exist_ok=True)
     md = directory / "report.md"
     head = "".join(f"- {note}\n" for note in notes) + ("\n" if notes else "")
-    md.write_text("# Backtest\n\n" + head + table(runs) + "\n![figures](figures.png)\n", encoding="utf-8")
+    text = "# Backtest\n\n" + head + table(runs) + "\n![figures](figures.png)\n"
+    for name, figures in runs.items():
+        if figures.get("llm"):
+            from winellbot.llm.usage import table as llm_table
+
+            text += (f"\n## Model calls: {name}\n\n{llm_table(figures['llm'])}\n"
+                     f"Model tokens per task: {figures['llm'].get('tokens_per_task')}\n")
+    md.write_text(text, encoding="utf-8")
     js = directory / "figures.json"
     js.write_text(json.dumps(runs, indent=2), encoding="utf-8")
     return [md, js, plot(runs, directory / "figures.png")]

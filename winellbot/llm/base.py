@@ -31,6 +31,7 @@ class ChatRequest:
     schema_name: str = "reply"
     max_tokens: int = 1024
     temperature: float = 0.0
+    prompt_version: str = ""  # the prompt file's version line: part of the cache key
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,15 @@ class ChatReply:
 
 class ChatBackend(ABC):
     name: str = "backend"
+
+    @property
+    def identity(self) -> str:
+        """What the replies depend on besides the request (a server's URL, a model folder)."""
+        return self.name
+
+    def model_for(self, request: ChatRequest) -> str:
+        """The model that answers ``request``: its own, else the backend's default."""
+        return request.model or getattr(self, "model", "") or getattr(self, "model_name", "")
 
     @abstractmethod
     def chat(self, request: ChatRequest) -> ChatReply:

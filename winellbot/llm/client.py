@@ -6,8 +6,11 @@
   it) and into the prompt (where it has not);
 * the reply is parsed (code fences stripped, the JSON object found) and validated; a malformed reply
   is asked again with a short correction, then :class:`MalformedReply` is raised;
-* valid replies are cached by a hash of the request, so re-running on an unchanged revision costs
-  nothing;
+* a reply cut at ``max_tokens`` (``finish_reason == "length"``) is asked again once with twice the
+  limit, then the item is skipped: a cut reply is never re-asked with the same limit;
+* valid replies are cached by a hash of the server (or model folder), the model that answers, the
+  prompt's version and the request, so re-running on an unchanged revision costs nothing and a
+  changed model, server or prompt is asked afresh;
 * a per-run token budget is enforced (:class:`BudgetExceeded`);
 * every call, cached or not, failed or not, is recorded (``State.record_llm_call``).
 """
@@ -19,7 +22,7 @@ import logging
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 import pydantic
@@ -36,7 +39,14 @@ _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 
 @dataclass(frozen=True)
 class CallRecord:
-    """What one call cost; the same fields go to the ``llm_calls`` table."""
+    """What one call cost; the same fields go to the ``llm_calls`` table.
+
+    ``outcome`` is what became of it: ``parsed`` (a usable reply), ``malformed`` (asked again),
+    ``truncated`` (cut at ``max_tokens``: asked again once with a larger limit), ``error`` (the
+    backend failed), ``cached`` (served from the cache, free), or ``skipped``: the ask gave up and
+    the stage skips its item (this record sends nothing; ``error`` says why). ``attempt`` is 0 for
+    the first request of an ask and counts the re-asks after it.
+    """
 
     stage: str
     backend: str
@@ -47,6 +57,8 @@ class CallRecord:
     cached: bool
     seconds: float
     error: str | None = None
+    outcome: str = "parsed"
+    attempt: int = 0
 
 
 class ModelClient:
@@ -69,6 +81,7 @@ class ModelClient:
         self.token_budget = token_budget
         self.max_attempts = max(1, max_attempts)
         self.calls: list[CallRecord] = []
+        self.on_close: list = []  # what to stop with the client (a server started for it)
 
     # -- public ------------------------------------------------------------
     @property
@@ -76,74 +89,102 @@ class ModelClient:
         """Tokens spent by this client so far (cached replies are free)."""
         return sum(c.prompt_tokens + c.completion_tokens for c in self.calls)
 
+    @property
+    def budget_spent(self) -> bool:
+        return self.token_budget is not None and self.tokens_used >= self.token_budget
+
     def ask(self, stage: str, messages: Sequence[Message], schema: type[T], *, model: str = "",
-            max_tokens: int = 1024) -> T:
+            max_tokens: int = 1024, version: str = "") -> T:
         """The model's reply to ``messages`` as a validated ``schema`` instance.
 
-        Raises :class:`MalformedReply` when no valid reply came after ``max_attempts``,
-        :class:`BudgetExceeded` when the token budget is spent, :class:`ModelError` when the
-        backend failed.
+        ``version`` is the prompt's version (part of the cache key). Raises :class:`MalformedReply`
+        when no valid reply came after ``max_attempts`` (or a reply was cut at the token limit
+        twice), :class:`BudgetExceeded` when the token budget is spent, :class:`ModelError` when
+        the backend failed; each is recorded as a ``skipped`` call.
         """
         json_schema = schema.model_json_schema()
         request = ChatRequest(stage=stage, messages=_with_schema(messages, json_schema), model=model,
-                              json_schema=json_schema, schema_name=schema.__name__, max_tokens=max_tokens)
-        key = request_hash(self.backend.name, request)
+                              json_schema=json_schema, schema_name=schema.__name__, max_tokens=max_tokens,
+                              prompt_version=version)
+        return self._ask(request, lambda text: parse_reply(text, schema))
+
+    def ask_text(self, stage: str, messages: Sequence[Message], *, model: str = "",
+                 max_tokens: int = 1024, version: str = "") -> str:
+        """A free-text reply (the editor's new paragraph); cached and recorded like :meth:`ask`."""
+        request = ChatRequest(stage=stage, messages=tuple(messages), model=model, max_tokens=max_tokens,
+                              prompt_version=version)
+        return self._ask(request, _non_empty)
+
+    def close(self) -> None:
+        """Stop what was started for this client (a local model server)."""
+        while self.on_close:
+            self.on_close.pop()()
+
+    # -- internals -----------------------------------------------------------
+    def _ask(self, request: ChatRequest, parse):
+        key = self.key(request)
         cached = self._cached(key)
         if cached is not None:
             try:
-                value = parse_reply(cached, schema)
+                value = parse(cached)
             except MalformedReply:
                 value = None  # a cache written by an older schema: ask again
             if value is not None:
-                self._record(request, key, ChatReply(cached), 0.0, cached=True)
+                self._record(request, key, ChatReply(cached), 0.0, outcome="cached")
                 return value
-        attempt_request, problem = request, ""
-        for attempt in range(self.max_attempts):
-            reply = self._call(attempt_request, key)
+        try:
+            return self._attempts(request, key, parse)
+        except ModelError as exc:
+            self._record(request, key, ChatReply(""), 0.0, outcome="skipped", error=str(exc))
+            raise
+
+    def _attempts(self, request: ChatRequest, key: str, parse):
+        """Ask until a reply parses: a malformed one is corrected, a cut one gets a larger limit once."""
+        current, malformed, enlarged, attempt = request, 0, False, 0
+        while True:
+            reply, seconds = self._call(current, key, attempt)
             try:
-                value = parse_reply(reply.text, schema)
+                if reply.finish_reason == "length" and request.json_schema is None:
+                    raise MalformedReply("cut")  # a cut text is never usable; a complete JSON object is
+                value = parse(reply.text)
             except MalformedReply as exc:
                 problem = str(exc)
-                log.info("%s: malformed reply (attempt %d): %s", stage, attempt + 1, problem)
-                attempt_request = _corrected(request, reply.text, problem)
+            else:
+                self._record(current, key, reply, seconds, outcome="parsed", attempt=attempt)
+                self._store(key, reply.text)
+                return value
+            attempt += 1
+            if reply.finish_reason == "length":
+                self._record(current, key, reply, seconds, outcome="truncated", attempt=attempt - 1,
+                             error=f"cut at {current.max_tokens} tokens")
+                if enlarged:
+                    raise MalformedReply(f"{request.stage}: the reply was cut at the token limit twice "
+                                         f"({current.max_tokens} tokens)")
+                enlarged = True
+                current = replace(current, max_tokens=2 * current.max_tokens)
                 continue
-            self._store(key, reply.text)
-            return value
-        message = f"{stage}: no valid reply after {self.max_attempts} attempts: {problem}"
-        self._record(request, key, ChatReply(""), 0.0, cached=False, error=message)
-        raise MalformedReply(message)
+            self._record(current, key, reply, seconds, outcome="malformed", attempt=attempt - 1, error=problem)
+            log.info("%s: malformed reply (attempt %d): %s", request.stage, attempt, problem)
+            malformed += 1
+            if malformed >= self.max_attempts:
+                raise MalformedReply(f"{request.stage}: no valid reply after {malformed} attempts: {problem}")
+            current = _corrected(request, reply.text, problem, current.max_tokens)
 
-    def ask_text(self, stage: str, messages: Sequence[Message], *, model: str = "",
-                 max_tokens: int = 1024) -> str:
-        """A free-text reply (the editor's new paragraph); cached and recorded like :meth:`ask`."""
-        request = ChatRequest(stage=stage, messages=tuple(messages), model=model, max_tokens=max_tokens)
-        key = request_hash(self.backend.name, request)
-        cached = self._cached(key)
-        if cached is not None:
-            self._record(request, key, ChatReply(cached), 0.0, cached=True)
-            return cached
-        reply = self._call(request, key)
-        if not reply.text.strip():
-            message = f"{stage}: empty reply"
-            self._record(request, key, ChatReply(""), 0.0, cached=False, error=message)
-            raise MalformedReply(message)
-        self._store(key, reply.text)
-        return reply.text
+    def key(self, request: ChatRequest) -> str:
+        """The cache key: the server (or model folder), the model that answers, and the request."""
+        return request_hash(self.backend.identity, replace(request, model=self.backend.model_for(request)))
 
-    # -- internals -----------------------------------------------------------
-    def _call(self, request: ChatRequest, key: str) -> ChatReply:
-        if self.token_budget is not None and self.tokens_used >= self.token_budget:
-            message = f"token budget of {self.token_budget} spent ({self.tokens_used} used)"
-            self._record(request, key, ChatReply(""), 0.0, cached=False, error=message)
-            raise BudgetExceeded(message)
+    def _call(self, request: ChatRequest, key: str, attempt: int) -> tuple[ChatReply, float]:
+        if self.budget_spent:
+            raise BudgetExceeded(f"token budget of {self.token_budget} spent ({self.tokens_used} used)")
         started = time.monotonic()
         try:
             reply = self.backend.chat(request)
         except ModelError as exc:
-            self._record(request, key, ChatReply(""), time.monotonic() - started, cached=False, error=str(exc))
+            self._record(request, key, ChatReply(""), time.monotonic() - started, outcome="error",
+                         attempt=attempt, error=str(exc))
             raise
-        self._record(request, key, reply, time.monotonic() - started, cached=False)
-        return reply
+        return reply, time.monotonic() - started
 
     def _cached(self, key: str) -> str | None:
         if not self.cache or self.state is None:
@@ -155,26 +196,35 @@ class ModelClient:
             self.state.cache_put(key, text)
 
     def _record(self, request: ChatRequest, key: str, reply: ChatReply, seconds: float, *,
-                cached: bool, error: str | None = None) -> None:
+                outcome: str, attempt: int = 0, error: str | None = None) -> None:
         record = CallRecord(
-            stage=request.stage, backend=self.backend.name, model=reply.model or request.model,
-            request_hash=key, prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
-            cached=cached, seconds=round(seconds, 3), error=error,
+            stage=request.stage, backend=self.backend.name,
+            model=reply.model or self.backend.model_for(request), request_hash=key,
+            prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
+            cached=outcome == "cached", seconds=round(seconds, 3), error=error, outcome=outcome,
+            attempt=attempt,
         )
         self.calls.append(record)
         if self.state is not None:
-            self.state.record_llm_call(run_id=self.run_id, **{**record.__dict__, "cached": int(cached)})
+            self.state.record_llm_call(run_id=self.run_id, **{**record.__dict__, "cached": int(record.cached)})
 
 
 def request_hash(backend: str, request: ChatRequest) -> str:
-    """Same request to the same backend, same hash: the cache key."""
+    """Same request to the same server and model with the same prompt version, same hash."""
     payload = {
         "backend": backend, "stage": request.stage, "model": request.model,
+        "version": request.prompt_version,
         "messages": [[m.role, m.content] for m in request.messages],
         "schema": request.json_schema, "max_tokens": request.max_tokens,
         "temperature": request.temperature,
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def _non_empty(text: str) -> str:
+    if not text.strip():
+        raise MalformedReply("empty reply")
+    return text
 
 
 def parse_reply(text: str, schema: type[T]) -> T:
@@ -234,10 +284,11 @@ def _with_schema(messages: Sequence[Message], json_schema: dict) -> tuple[Messag
     return tuple(messages)
 
 
-def _corrected(request: ChatRequest, bad_reply: str, problem: str) -> ChatRequest:
-    correction = (f"That reply could not be used ({problem}). Answer again with only one JSON object "
-                  "that matches the schema.")
+def _corrected(request: ChatRequest, bad_reply: str, problem: str, max_tokens: int) -> ChatRequest:
+    if request.json_schema is None:
+        correction = f"That reply could not be used ({problem}). Answer again."
+    else:
+        correction = (f"That reply could not be used ({problem}). Answer again with only one JSON object "
+                      "that matches the schema.")
     messages = request.messages + (Message("assistant", bad_reply[:4000]), Message("user", correction))
-    return ChatRequest(stage=request.stage, messages=messages, model=request.model,
-                       json_schema=request.json_schema, schema_name=request.schema_name,
-                       max_tokens=request.max_tokens, temperature=request.temperature)
+    return replace(request, messages=messages, max_tokens=max_tokens)

@@ -1,9 +1,19 @@
 """OpenAI-compatible chat completions: OpenAI itself, vLLM, llama.cpp server, Ollama, LiteLLM.
 
-Structured output is asked for with ``response_format={"type": "json_schema", ...}``. Servers that
-reject it get ``{"type": "json_object"}`` next and plain text last; the step down is remembered for
-the life of the backend, so a run pays for the discovery once. The reply is parsed and validated by
-:class:`winellbot.llm.client.ModelClient` whatever the mode, and the schema is also in the prompt.
+Servers take a JSON schema in different forms, so the form is a mode:
+
+* ``json_schema``: ``{"type": "json_schema", "json_schema": {"name", "schema", "strict"}}`` (OpenAI,
+  vLLM >= 0.12, Ollama's /v1, LiteLLM);
+* ``json_object_schema``: ``{"type": "json_object", "schema": {...}}``, llama.cpp's own form (its
+  server answers ``json_schema`` with HTTP 500, and ``json_object`` alone with JSON that lacks the
+  required keys); it constrains decoding with a grammar made from the schema;
+* ``json_object``: JSON of any shape; ``text``: nothing, the schema is in the prompt only.
+
+With ``response_format="auto"`` the first mode is ``json_schema``; a rejection that names the format
+(HTTP 400 or 422, or llama.cpp's 500) steps down to the next mode, and the mode that worked is
+learned once per server (per base URL, for the whole process), so a run pays for the discovery
+once. Whatever the mode, :class:`winellbot.llm.client.ModelClient` validates the reply against the
+schema on the client, and the schema is also in the prompt.
 
 Rate limits (429), server errors (5xx), timeouts and dropped connections are retried here with
 exponential backoff that honours ``Retry-After``; the ``openai`` package's own retries are turned
@@ -19,7 +29,7 @@ from collections.abc import Callable
 from winellbot.errors import ModelError
 from winellbot.llm.base import ChatBackend, ChatReply, ChatRequest
 
-FORMAT_MODES = ("json_schema", "json_object", "text")
+FORMAT_MODES = ("json_schema", "json_object_schema", "json_object", "text")
 _FORMAT_WORDS = ("response_format", "json_schema", "json_object", "structured", "schema", "grammar")
 
 
@@ -39,6 +49,8 @@ class OpenAIBackend(ChatBackend):
     """
 
     name = "openai"
+    # The format mode that worked, per server (base URL): learned once per process.
+    _learned: dict[str, str] = {}
 
     def __init__(
         self,
@@ -49,6 +61,9 @@ class OpenAIBackend(ChatBackend):
         timeout: float = 120.0,
         max_retries: int = 4,
         structured: bool = True,
+        response_format: str = "auto",
+        identity: str = "",
+        single_model: bool = False,
         backoff: float = 1.0,
         max_backoff: float = 60.0,
         sleep: Callable[[float], None] = time.sleep,
@@ -61,8 +76,39 @@ class OpenAIBackend(ChatBackend):
         self.backoff = backoff
         self.max_backoff = max_backoff
         self.sleep = sleep
-        self.format_mode = FORMAT_MODES[0] if structured else "text"
+        if response_format != "auto" and response_format not in FORMAT_MODES:
+            raise ModelError(f"unknown response_format {response_format!r}; choose auto or one of "
+                             f"{', '.join(FORMAT_MODES)}")
+        self._server_key = (base_url or "https://api.openai.com/v1").rstrip("/")
+        self._identity = identity or self._server_key
+        self.single_model = single_model  # a server of one model: requests' own model names are ignored
+        if not structured:
+            response_format = "text"
+        self._fixed = response_format != "auto"
+        self._format_mode = response_format if self._fixed else None
         self._client = None
+
+    @property
+    def identity(self) -> str:
+        """The server (or, for a server started per run, what it serves): part of the cache key."""
+        return self._identity
+
+    def model_for(self, request: ChatRequest) -> str:
+        return self.model if self.single_model else (request.model or self.model)
+
+    @property
+    def format_mode(self) -> str:
+        """The structured-output form sent now: fixed by the settings, else learned for this server."""
+        if self._format_mode is not None:
+            return self._format_mode
+        return self._learned.get(self._server_key, FORMAT_MODES[0])
+
+    @format_mode.setter
+    def format_mode(self, mode: str) -> None:
+        if self._fixed:
+            self._format_mode = mode
+        else:
+            self._learned[self._server_key] = mode
 
     @property
     def client(self):
@@ -87,6 +133,9 @@ class OpenAIBackend(ChatBackend):
                     raise ModelError(f"{self.name}: request rejected: {_message(exc)}") from exc
             except (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError,
                     openai.APIConnectionError, _GarbledBody) as exc:
+                # llama.cpp's server rejects a response_format it does not know with a 500
+                if isinstance(exc, openai.InternalServerError) and self._step_down(request, exc):
+                    continue
                 if attempt >= self.max_retries:
                     raise ModelError(f"{self.name}: gave up after {attempt + 1} attempts: {_message(exc)}") from exc
                 self.sleep(self._delay(attempt, exc))
@@ -100,7 +149,7 @@ class OpenAIBackend(ChatBackend):
 
     def _complete(self, request: ChatRequest) -> ChatReply:
         kwargs: dict = {
-            "model": request.model or self.model,
+            "model": self.model_for(request),
             "messages": [{"role": m.role, "content": m.content} for m in request.messages],
             "max_tokens": request.max_tokens,
             "temperature": request.temperature,
@@ -128,6 +177,8 @@ class OpenAIBackend(ChatBackend):
             return None
         if self.format_mode == "json_object":
             return {"type": "json_object"}
+        if self.format_mode == "json_object_schema":
+            return {"type": "json_object", "schema": request.json_schema}
         # strict mode demands schemas pydantic does not produce (every property required, no
         # defaults), so the schema guides decoding and the client validates.
         return {"type": "json_schema",

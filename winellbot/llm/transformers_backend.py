@@ -39,6 +39,13 @@ class TransformersBackend(ChatBackend):
     def model_name(self) -> str:
         return self.model_dir.name
 
+    @property
+    def identity(self) -> str:
+        return f"transformers:{self.model_dir.resolve()}"
+
+    def model_for(self, request: ChatRequest) -> str:
+        return self.model_name  # one model per backend, whatever the request names
+
     def load(self) -> None:
         """Load tokenizer and model now (otherwise the first :meth:`chat` does)."""
         with self._lock:

@@ -9,13 +9,20 @@
 The stages live in ``agent_navigate``, ``agent_extract`` and ``agent_edit``; this module wires them
 into a :class:`Pipeline`. A stage that fails (a malformed reply after the client's retries, a backend
 error) falls back or skips that item, and the error goes into the page's result; the run goes on.
+A spent token budget is different: :class:`BudgetExceeded` leaves the pipeline, and the bot ends
+its cycle without counting the page as checked.
+
+Before any model call the pipeline asks the search for the subject's title: when nothing was
+published since the page's last check, there is nothing for a model to read, and the page costs no
+token at all.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
 from winellbot.llm.client import ModelClient
-from winellbot.models import Article, PipelineResult
+from winellbot.errors import SearchError
+from winellbot.models import Article, NavigationStep, PipelineResult
 from winellbot.pipeline.agent_common import Journal
 from winellbot.pipeline.agent_edit import LLMEditor
 from winellbot.pipeline.agent_extract import LLMAggregator, LLMExtractor
@@ -32,15 +39,37 @@ STAGES = ("criteria", "navigator", "extractor", "aggregator", "editor")
 
 @dataclass
 class AgentPipeline(Pipeline):
-    """A :class:`Pipeline` whose result also carries the errors its stages worked around."""
+    """A :class:`Pipeline` whose result also carries the errors its stages worked around.
+
+    ``dated`` are the stages that honour ``since`` (the navigator's searches, the extractor's
+    event dates); :meth:`propose` gives them the page's own date.
+    """
 
     journal: Journal = field(default_factory=Journal)
+    dated: list = field(default_factory=list)
 
-    def propose(self, article: Article, search: SearchBackend, fetcher: Fetcher | None = None) -> PipelineResult:
-        """Run the three stages for ``article``; stage errors are in ``result.errors``."""
+    def propose(self, article: Article, search: SearchBackend, fetcher: Fetcher | None = None, *,
+                since: str | None = None) -> PipelineResult:
+        """Run the three stages for ``article``; stage errors are in ``result.errors``.
+
+        ``since`` (ISO date, the page's last check) limits sources and events to newer ones.
+        """
         self.journal.drain()
-        result = super().propose(article, search, fetcher)
+        for stage in self.dated:
+            stage.since = since
+        if since and not has_sources(article, search, since):
+            step = NavigationStep(article.title, None, f"nothing published since {since}: no model was asked")
+            return PipelineResult(suggestions=(), steps=(step,))
+        result = super().propose(article, search, fetcher, since=since)
         return replace(result, errors=result.errors + self.journal.drain())
+
+
+def has_sources(article: Article, search: SearchBackend, since: str) -> bool:
+    """Whether a search for the subject finds anything published since ``since`` (a failed search: yes)."""
+    try:
+        return bool(search.search(article.title, since=since, limit=1))
+    except SearchError:
+        return True  # let the navigator meet the failure and record it
 
 
 def build_agent_pipeline(
@@ -74,4 +103,4 @@ def build_agent_pipeline(
     loop = UpdateAggregationLoop(navigator, extractor, aggregator, max_iterations=max_iterations,
                                  max_empty=max_empty)
     return AgentPipeline(inducer=criteria, loop=loop, editor=editor, max_suggestions=max_suggestions,
-                         journal=journal)
+                         journal=journal, dated=[navigator, extractor])

@@ -1,12 +1,16 @@
-"""Helpers shared by the LLM agent's stages: the error journal, section names, data fencing."""
+"""Helpers shared by the LLM agent's stages: the error journal, section names, data fencing,
+and fitting inputs into a stage's token budget."""
 from __future__ import annotations
 
 import difflib
+import json
 import logging
 import re
 from dataclasses import dataclass, field
 
+from winellbot.llm.prompts import CHARS_PER_TOKEN, estimate_tokens
 from winellbot.models import Article, SectionPath
+from winellbot.text import split_sentences
 
 log = logging.getLogger("winellbot.pipeline.agent")
 
@@ -86,3 +90,47 @@ def clip(text: str, limit: int) -> str:
 
 def bullet_list(lines: list[str], empty: str = "(none)") -> str:
     return "\n".join(f"- {line}" for line in lines) if lines else empty
+
+
+def fit(text: str, tokens: int) -> str:
+    """``text`` cut to about ``tokens`` tokens (see :func:`estimate_tokens`)."""
+    return clip(text, max(0, int(tokens * CHARS_PER_TOKEN)))
+
+
+def schema_tokens(schema) -> int:
+    """What the schema note the client appends to a prompt costs (see ``client._with_schema``)."""
+    return estimate_tokens(json.dumps(schema.model_json_schema(), separators=(",", ":"))) + 20
+
+
+def outline_within(article: Article, tokens: int) -> str:
+    """The article with ``[Section: name]`` markers, trimmed to about ``tokens`` tokens.
+
+    What a model needs to tell sections apart comes first: every heading and the lead, then the
+    first sentence of every section, then the second ... so a long article keeps all its sections
+    with their opening sentences instead of losing its last sections whole. Cut sections end in "…".
+    """
+    sections = [(section_name(s.path), [x for p in s.paragraphs for x in split_sentences(p.text)])
+                for s in article.sections]
+    # each section's marker, its blank-line separator and a possible " …"
+    budget = int(tokens * CHARS_PER_TOKEN) - sum(len(f"[Section: {name}]\n\n\n …") for name, _ in sections)
+    taken = [0] * len(sections)
+    open_ = [True] * len(sections)
+    # the lead's sentences first, then round after round one more sentence of each section
+    lead = 1 if sections and not article.sections[0].path else 0
+    order = [(0, k) for k in range(len(sections[0][1]))] if lead else []
+    rounds = max((len(sents) for _, sents in sections), default=0)
+    order += [(i, k) for k in range(rounds) for i in range(lead, len(sections))]
+    for i, k in order:
+        if not open_[i] or k >= len(sections[i][1]) or k != taken[i]:
+            continue
+        cost = len(sections[i][1][k]) + 1
+        if cost > budget:
+            open_[i] = False  # later sentences of this section would read out of order
+            continue
+        budget -= cost
+        taken[i] += 1
+    parts = []
+    for (name, sents), n in zip(sections, taken):
+        body = " ".join(sents[:n]) + (" …" if n < len(sents) else "")
+        parts.append(f"[Section: {name}]\n{body.strip()}".rstrip())
+    return "\n\n".join(parts)

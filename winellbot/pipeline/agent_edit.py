@@ -12,9 +12,9 @@ from __future__ import annotations
 import difflib
 import re
 
-from winellbot.errors import ModelError
+from winellbot.errors import BudgetExceeded, ModelError
 from winellbot.llm.client import ModelClient
-from winellbot.llm.prompts import load_prompt
+from winellbot.llm.prompts import estimate_tokens, load_prompt
 from winellbot.models import Citation, Edit, Paragraph, Update
 from winellbot.pipeline.agent_common import Journal
 from winellbot.pipeline.interface import Editor
@@ -30,6 +30,11 @@ _TOKEN = re.compile(r"\[([RTC])(\d+)\]")
 _PIECE = re.compile(r"\[[RTC]\d+\]|\w+|[^\w\s]")
 _NUMBER = re.compile(r"\d[\d,.]*\d|\d")
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$|\[[RTC]\d+\])")
+# an introduction or label before the paragraph: "Here is the updated paragraph:", "Sure!", "New paragraph:"
+_OPENERS = r"(here\s+is|here's|sure|certainly|of course|okay|below is|(the\s+)?(updated|new|edited|revised)\s+paragraph)"
+_PREAMBLE = re.compile(rf"^\s*{_OPENERS}\b[^\n]{{0,80}}$", re.IGNORECASE)
+_INLINE = re.compile(rf"^\s*{_OPENERS}\b[^:\n]{{0,80}}:\s*", re.IGNORECASE)
+_NOTE = re.compile(r"^\s*\(?\s*(note|notes|explanation|changes)\b\s*:", re.IGNORECASE)
 _RISKY = ("[[", "{{", "}}", "<", "http", "www.", "''", "~~~", "__")
 _PARAM_ESCAPES = {"|": "&#124;", "=": "&#61;", "{": "&#123;", "}": "&#125;", "[": "&#91;", "]": "&#93;",
                   "<": "&lt;", ">": "&gt;", "~": "&#126;", "'": "&#39;", "_": "&#95;"}
@@ -39,7 +44,7 @@ class LLMEditor(Editor):
     """(paragraph, update, citation) -> a minimal cited change, or the update appended."""
 
     def __init__(self, client: ModelClient, *, model: str = "", journal: Journal | None = None,
-                 max_deleted_share: float = 0.2, max_tokens: int = 768) -> None:
+                 max_deleted_share: float = 0.2, max_tokens: int | None = None) -> None:
         self.client = client
         self.model = model
         self.journal = journal or Journal()
@@ -53,13 +58,22 @@ class LLMEditor(Editor):
             return Edit("", sentence(update.text) + ref, update.text, citation, "a new paragraph for the section")
         masked, stash = mask(paragraph.wikitext)
         news = update.text + (f" (date: {update.event_date})" if update.event_date else "")
-        messages = load_prompt("editor").render(paragraph=masked, news=news)
+        prompt = load_prompt("editor")
+        if estimate_tokens(masked) > prompt.room(news=news):
+            return appended(paragraph, update, citation, "the paragraph is longer than the editor's token "
+                                                         "limit; appended the update")
+        # the reply is the paragraph plus the news: room for both and a little rewording
+        limit = self.max_tokens or min(prompt.output_tokens, estimate_tokens(masked) + estimate_tokens(news) + 40)
+        messages = prompt.render(paragraph=masked, news=news)
         try:
-            reply = self.client.ask_text("editor", messages, model=self.model, max_tokens=self.max_tokens)
+            reply = self.client.ask_text("editor", messages, model=self.model, max_tokens=limit,
+                                         version=prompt.version)
+        except BudgetExceeded:
+            raise
         except ModelError as exc:
             self.journal.note("editor", f"appended the update instead: {exc}")
             return appended(paragraph, update, citation, f"editor failed ({exc}); appended the update")
-        new_masked = clean_reply(reply)
+        new_masked = clean_reply(reply, masked)
         problem = minimal_change_problem(masked, new_masked, update.text, self.max_deleted_share)
         if problem:
             return appended(paragraph, update, citation, f"model edit rejected ({problem}); appended the update")
@@ -125,12 +139,25 @@ def unmask(text: str, stash: dict[str, str]) -> str:
 
 
 # -- checking the model's paragraph -------------------------------------------------
-def clean_reply(reply: str) -> str:
-    """The paragraph in a model reply: fences, labels and quotes removed, the first block only."""
+def clean_reply(reply: str, original: str = "") -> str:
+    """The paragraph in a model reply: fences, preambles, labels, notes and quotes removed.
+
+    Models often introduce the paragraph ("Here is the updated paragraph:") or comment after it;
+    of the blocks left, the one sharing most words with ``original`` is the paragraph.
+    """
     text = re.sub(r"```\w*", "", reply).strip()
-    text = re.sub(r"^(updated|new|edited)\s+paragraph\s*:\s*", "", text, flags=re.IGNORECASE)
-    blocks = [b.strip() for b in re.split(r"\n\s*\n", text) if b.strip()]
-    text = blocks[0] if blocks else ""
+    blocks = []
+    for block in re.split(r"\n\s*\n", text):
+        lines = [line for line in block.strip().splitlines() if line.strip()]
+        while lines and _PREAMBLE.match(lines[0]) and (lines[0].rstrip().endswith(":") or len(lines) > 1):
+            lines.pop(0)  # an introduction on its own line
+        block = _INLINE.sub("", " ".join(lines)).strip()
+        if block and not block.endswith(":") and not _NOTE.match(block):
+            blocks.append(block)
+    if not blocks:
+        return ""
+    known = set(content_tokens(original))
+    text = max(blocks, key=lambda b: len(known & set(content_tokens(b)))) if known else blocks[0]
     if len(text) > 1 and text[0] == text[-1] and text[0] in "\"'":
         text = text[1:-1].strip()
     return re.sub(r"[ \t]*\n[ \t]*", " ", text)

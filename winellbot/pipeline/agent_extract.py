@@ -14,11 +14,20 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from winellbot.errors import ModelError
+from winellbot.errors import BudgetExceeded, ModelError
 from winellbot.llm.client import ModelClient
 from winellbot.llm.prompts import load_prompt
 from winellbot.models import Article, Decision, Document, SectionCriteria, Update
-from winellbot.pipeline.agent_common import Journal, bullet_list, clip, fence, resolve_section, section_name
+from winellbot.pipeline.agent_common import (
+    Journal,
+    bullet_list,
+    clip,
+    fence,
+    fit,
+    resolve_section,
+    schema_tokens,
+    section_name,
+)
 from winellbot.pipeline.interface import Aggregator, Extractor
 from winellbot.text import content_tokens, fold
 
@@ -32,41 +41,54 @@ _INSTRUCTION = re.compile(
     re.IGNORECASE | re.DOTALL)
 
 
-class ExtractedUpdate(BaseModel):
-    fact: str = Field(min_length=3, description="one neutral sentence stating the new fact, plain text")
-    section: str = Field(description="the section path exactly as listed")
-    quote: str = Field(description="a passage copied word for word from the document")
-    event_date: str | None = Field(None, description="YYYY-MM-DD, YYYY-MM or YYYY; null if unknown")
-    reason: str = ""
+class ExtractedUpdate(BaseModel):  # lengths bound as in agent_navigate
+    fact: str = Field(min_length=3, max_length=400, description="one neutral sentence stating the new fact, plain text")
+    section: str = Field(max_length=150, description="the section path exactly as listed")
+    quote: str = Field(max_length=600, description="a passage copied word for word from the document")
+    event_date: str | None = Field(None, max_length=10, description="YYYY-MM-DD, YYYY-MM or YYYY; null if unknown")
+    reason: str = Field("", max_length=300)
 
 
 class ExtractReply(BaseModel):
-    updates: list[ExtractedUpdate]
+    updates: list[ExtractedUpdate] = Field(max_length=8)
 
 
 class LLMExtractor(Extractor):
-    """New facts in one document, each validated against the article and the document."""
+    """New facts in one document, each validated against the article and the document.
+
+    The document is cut to what is left of the prompt's token budget; ``since`` (the page's last
+    check) drops facts whose event is older.
+    """
 
     def __init__(self, client: ModelClient, *, model: str = "", journal: Journal | None = None,
-                 since: str | None = None, max_document_chars: int = 12000, max_updates: int = 8,
-                 max_tokens: int = 1536) -> None:
+                 since: str | None = None, max_updates: int = 8, max_tokens: int | None = None) -> None:
         self.client = client
         self.model = model
         self.journal = journal or Journal()
         self.since = since
-        self.max_document_chars = max_document_chars
         self.max_updates = max_updates
         self.max_tokens = max_tokens
 
     def extract(self, article: Article, criteria: SectionCriteria, document: Document) -> list[Update]:
         """The document's validated updates; [] when the model fails (noted in the journal)."""
-        sections = bullet_list([f"{section_name(p)}: {clip(c, 300)}" for p, c in criteria.criteria.items()])
-        messages = load_prompt("extractor").render(
-            title=article.title, sections=sections, since=self.since or "(no limit)", url=document.url,
-            published=document.published or "unknown",
-            document=fence(clip(f"{document.title}\n\n{document.text}", self.max_document_chars), "document"))
+        return self.extract_from(article, criteria, document, f"{document.title}\n\n{document.text}")
+
+    def extract_from(self, article: Article, criteria: SectionCriteria, document: Document,
+                     text: str) -> list[Update]:
+        """As :meth:`extract`, showing the model ``text`` (the page, or passages of it) as the document."""
+        prompt = load_prompt("extractor")
+        values = dict(title=article.title, url=document.url,
+                      published=document.published or "unknown")
+        room = prompt.room(schema_tokens(ExtractReply), **values)
+        sections = fit(bullet_list([f"{section_name(p)}: {clip(c, 300)}" for p, c in criteria.criteria.items()]),
+                       room // 3)
+        room = prompt.room(schema_tokens(ExtractReply), sections=sections, **values)
+        messages = prompt.render(sections=sections, document=fence(fit(text, room), "document"), **values)
         try:
-            reply = self.client.ask("extractor", messages, ExtractReply, model=self.model, max_tokens=self.max_tokens)
+            reply = self.client.ask("extractor", messages, ExtractReply, model=self.model,
+                                    max_tokens=self.max_tokens or prompt.output_tokens, version=prompt.version)
+        except BudgetExceeded:
+            raise
         except ModelError as exc:
             self.journal.note("extractor", f"skipped {document.url}: {exc}")
             return []
@@ -151,14 +173,12 @@ class LLMAggregator(Aggregator):
     """
 
     def __init__(self, client: ModelClient, *, model: str = "", journal: Journal | None = None,
-                 criteria_for=None, max_section_chars: int = 4000,
-                 max_tokens: int = 384) -> None:
+                 criteria_for=None, max_tokens: int | None = None) -> None:
         self.client = client
         self.model = model
         self.journal = journal or Journal()
         # stage 1's answer for an article (the aggregator interface does not pass it)
         self.criteria_for = criteria_for
-        self.max_section_chars = max_section_chars
         self.max_tokens = max_tokens
 
     def aggregate(self, article: Article, update: Update, kept: tuple[Update, ...]) -> Decision:
@@ -169,17 +189,23 @@ class LLMAggregator(Aggregator):
         labels = tuple(f"K{i}" for i in range(1, len(kept) + 1))
         section = article.section(update.section_path)
         criteria = self.criteria_for(article) if self.criteria_for else None
-        messages = load_prompt("aggregator").render(
+        prompt = load_prompt("aggregator")
+        schema = verdict_schema(labels)
+        values = dict(
             title=article.title, section=section_name(update.section_path),
-            criteria=(criteria.for_section(update.section_path) if criteria else "") or "(not given)",
-            section_text=fence(clip(section.text if section else "", self.max_section_chars), "section"),
+            criteria=clip((criteria.for_section(update.section_path) if criteria else "") or "(not given)", 300),
             kept=bullet_list([f"{label}: [{section_name(u.section_path)}] {clip(u.text, 200)}"
                               for label, u in zip(labels, kept)]),
             fact=update.text, quote=clip(update.quote, 600), event_date=update.event_date or "unknown",
             source=f"{update.document.title} ({update.document.url})")
+        room = prompt.room(schema_tokens(schema), **values)
+        messages = prompt.render(section_text=fence(fit(section.text if section else "", room), "section"),
+                                 **values)
         try:
-            verdict = self.client.ask("aggregator", messages, verdict_schema(labels), model=self.model,
-                                      max_tokens=self.max_tokens)
+            verdict = self.client.ask("aggregator", messages, schema, model=self.model,
+                                      max_tokens=self.max_tokens or prompt.output_tokens, version=prompt.version)
+        except BudgetExceeded:
+            raise
         except ModelError as exc:
             self.journal.note("aggregator", f"ignored an update after a model failure: {exc}")
             return Decision("ignore", update, f"aggregator failed: {exc}")
@@ -195,8 +221,8 @@ def verdict_schema(labels: tuple[str, ...]) -> type[BaseModel]:
 
     class Verdict(BaseModel):
         action: Literal["ignore", "add", "replace"]
-        replaces: str | None = Field(None, description="with replace: the label of the kept update, e.g. K1")
-        reason: str
+        replaces: str | None = Field(None, max_length=8, description="with replace: the kept update's label, e.g. K1")
+        reason: str = Field(max_length=300)
         importance: int = Field(3, ge=1, le=5, description="1 minor .. 5 major")
 
         @model_validator(mode="after")

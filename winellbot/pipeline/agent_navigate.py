@@ -7,18 +7,29 @@ import re
 import pydantic
 from pydantic import BaseModel, Field
 
-from winellbot.article import outline
 from winellbot.errors import BudgetExceeded, ModelError, SearchError
 from winellbot.llm.client import ModelClient
 from winellbot.llm.prompts import load_prompt
 from winellbot.models import Article, NavigationStep, SearchResult, SectionCriteria, SectionPath
-from winellbot.pipeline.agent_common import Journal, bullet_list, clip, fence, resolve_section, section_name
+from winellbot.pipeline.agent_common import (
+    Journal,
+    bullet_list,
+    clip,
+    fence,
+    fit,
+    outline_within,
+    resolve_section,
+    schema_tokens,
+    section_name,
+)
 from winellbot.pipeline.interface import CriteriaInducer, Memory, Navigator, SearchBackend
 
 
+# Lengths bound every string and list: a server that constrains decoding by the schema (llama.cpp)
+# then cannot let a small model run on inside one string until the token limit cuts the reply.
 class SectionCriterion(BaseModel):
-    section: str = Field(description="the section path exactly as marked, e.g. 'Career > 2024'")
-    criteria: str = Field(description="the kinds of new facts that belong in this section")
+    section: str = Field(max_length=150, description="the section path exactly as marked, e.g. 'Career > 2024'")
+    criteria: str = Field(max_length=300, description="the kinds of new facts that belong in this section")
 
 
 class CriteriaReply(BaseModel):
@@ -27,23 +38,24 @@ class CriteriaReply(BaseModel):
 
 class QueryReply(BaseModel):
     query: str = Field(min_length=2, max_length=200, description="a short web search query")
-    reason: str = ""
+    reason: str = Field("", max_length=300)
 
 
 class LLMCriteria(CriteriaInducer):
     """Per-section inclusion criteria from the whole article with its headings marked.
 
     The request holds the article text, so the client's cache makes a re-run on the same revision
-    free; within a run the answer is also kept per (title, revid). A section the model forgot, or a
-    failed call, falls back to the section's own name (the paper's "section names only" ablation).
+    free; within a run the answer is also kept per (title, revid). The article is trimmed to the
+    prompt's token budget (:func:`outline_within`: headings and opening sentences before whole
+    sections). A section the model forgot, or a failed call, falls back to the section's own name
+    (the paper's "section names only" ablation); a spent token budget ends the run instead.
     """
 
     def __init__(self, client: ModelClient, *, model: str = "", journal: Journal | None = None,
-                 max_chars_per_section: int = 1500, max_tokens: int = 2048) -> None:
+                 max_tokens: int | None = None) -> None:
         self.client = client
         self.model = model
         self.journal = journal or Journal()
-        self.max_chars_per_section = max_chars_per_section
         self.max_tokens = max_tokens
         self._memo: dict[tuple[str, int | None], SectionCriteria] = {}
 
@@ -53,15 +65,20 @@ class LLMCriteria(CriteriaInducer):
         if article.revid is not None and memo_key in self._memo:
             return self._memo[memo_key]
         criteria: dict[SectionPath, str] = {}
-        messages = load_prompt("criteria").render(
-            title=article.title, article=outline(article, max_chars_per_section=self.max_chars_per_section))
+        prompt = load_prompt("criteria")
+        room = prompt.room(schema_tokens(CriteriaReply), title=article.title)
+        messages = prompt.render(title=article.title, article=outline_within(article, room))
+        # about 40 tokens per section's item: a tighter limit stops a model that repeats itself early
+        limit = self.max_tokens or min(prompt.output_tokens, 40 + 40 * len(article.sections))
         try:
-            reply = self.client.ask("criteria", messages, CriteriaReply, model=self.model,
-                                    max_tokens=self.max_tokens)
+            reply = self.client.ask("criteria", messages, CriteriaReply, model=self.model, max_tokens=limit,
+                                    version=prompt.version)
             for item in reply.sections:
                 path, _ = resolve_section(article, item.section)
                 if path is not None and item.criteria.strip():
                     criteria.setdefault(path, item.criteria.strip())
+        except BudgetExceeded:
+            raise
         except ModelError as exc:
             self.journal.note("criteria", f"using section names as criteria: {exc}")
         for sec in article.sections:
@@ -81,12 +98,13 @@ class LLMNavigator(Navigator):
 
     Ignored updates and their reasons are in the query prompt, so the aggregator's verdict steers
     the next query. A failed query falls back to the title plus a section name not yet tried; a
-    failed pick falls back to the top unread result. The token budget running out ends the loop.
+    failed pick falls back to the top unread result. The token budget running out raises
+    :class:`BudgetExceeded`, which ends the run (the page is not counted as checked).
     """
 
     def __init__(self, client: ModelClient, *, model: str = "", journal: Journal | None = None,
                  since: str | None = None, results_per_query: int = 8, today: dt.date | None = None,
-                 max_tokens: int = 256, fallback: bool = True) -> None:
+                 max_tokens: int | None = None, fallback: bool = True) -> None:
         self.client = client
         self.model = model
         self.journal = journal or Journal()
@@ -101,8 +119,8 @@ class LLMNavigator(Navigator):
         """The next query and the unread result chosen for reading (``chosen=None``: stop)."""
         try:
             query, why = self._query(article, criteria, memory)
-        except BudgetExceeded as exc:
-            return NavigationStep(query="", chosen=None, reason=f"token budget spent: {exc}")
+        except BudgetExceeded:
+            raise
         except ModelError as exc:  # only without fallback
             return NavigationStep(query="", chosen=None, reason=f"no query: {exc}")
         try:
@@ -118,13 +136,15 @@ class LLMNavigator(Navigator):
 
     # -- the query -------------------------------------------------------------
     def _query(self, article: Article, criteria: SectionCriteria, memory: Memory) -> tuple[str, str]:
-        messages = load_prompt("navigator_query").render(
-            title=article.title, today=(self.today or dt.date.today()).isoformat(),
-            since=self.since or "(no limit)", criteria=_criteria_list(criteria),
-            tried=bullet_list(list(memory.queries)), kept=bullet_list(_kept_lines(memory)),
-            ignored=bullet_list(_ignored_lines(memory)))
+        prompt = load_prompt("navigator_query")
+        values = dict(title=article.title, year=(self.today or dt.date.today()).year,
+                      tried=bullet_list(list(memory.queries)),
+                      kept=bullet_list(_kept_lines(memory)), ignored=bullet_list(_ignored_lines(memory)))
+        room = prompt.room(schema_tokens(QueryReply), **values)
+        messages = prompt.render(criteria=fit(_criteria_list(criteria), room), **values)
         try:
-            reply = self.client.ask("navigator", messages, QueryReply, model=self.model, max_tokens=self.max_tokens)
+            reply = self.client.ask("navigator", messages, QueryReply, model=self.model,
+                                    max_tokens=self.max_tokens or prompt.output_tokens, version=prompt.version)
         except BudgetExceeded:
             raise
         except ModelError as exc:
@@ -144,14 +164,21 @@ class LLMNavigator(Navigator):
         schema = pydantic.create_model(
             "Pick", choice=(int | None, Field(..., ge=1, le=len(unread),
                                               description="the number of the result to read, or null")),
-            reason=(str, ""))
-        messages = load_prompt("navigator_pick").render(
-            title=article.title, query=query, criteria=_criteria_list(criteria),
-            results=fence(_results_list(unread), "results"))
+            reason=(str, Field("", max_length=300)))
+        prompt = load_prompt("navigator_pick")
+        room = prompt.room(schema_tokens(schema), title=article.title, query=query)
+        criteria_text = fit(_criteria_list(criteria), room // 3)
+        results = fit(_results_list(unread), prompt.room(schema_tokens(schema), title=article.title, query=query,
+                                                         criteria=criteria_text))
+        messages = prompt.render(title=article.title, query=query, criteria=criteria_text,
+                                 results=fence(results, "results"))
         try:
-            reply = self.client.ask("navigator", messages, schema, model=self.model, max_tokens=self.max_tokens)
+            reply = self.client.ask("navigator", messages, schema, model=self.model,
+                                    max_tokens=self.max_tokens or prompt.output_tokens, version=prompt.version)
+        except BudgetExceeded:
+            raise
         except ModelError as exc:
-            if not self.fallback or isinstance(exc, BudgetExceeded):
+            if not self.fallback:
                 self.journal.note("navigator", f"pick failed: {exc}")
                 return None, f"pick failed: {exc}"
             self.journal.note("navigator", f"pick failed, reading the top result: {exc}")

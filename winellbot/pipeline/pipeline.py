@@ -35,7 +35,9 @@ class Pipeline:
     max_suggestions: int = 5
     today: dt.date | None = None
 
-    def propose(self, article: Article, search: SearchBackend, fetcher: Fetcher | None = None) -> PipelineResult:
+    def propose(self, article: Article, search: SearchBackend, fetcher: Fetcher | None = None, *,
+                since: str | None = None) -> PipelineResult:
+        """Criteria, the aggregation loop, then the editor; ``since`` is for stages that date facts."""
         criteria = self.inducer.induce(article)
         result = self.loop.run(article, criteria, search, fetcher)
         ranked = sorted(result.kept, key=lambda u: -u.score)[: self.max_suggestions]
@@ -65,16 +67,17 @@ class Pipeline:
 
 
 def propose_checked(pipeline: Pipeline, gates, article: Article, search: SearchBackend,
-                    fetcher: Fetcher | None = None, *, limit: int | None = None) -> PipelineResult:
+                    fetcher: Fetcher | None = None, *, limit: int | None = None,
+                    since: str | None = None) -> PipelineResult:
     """The production path from search to finished suggestions: the pipeline, then the gates.
 
     The bot and the backtest both call this. ``gates`` (a :class:`winellbot.gates.GateChain`,
     or None) attach findings; with ``limit``, the first ``limit`` suggestions that no gate
     stopped are kept, followed by every stopped one (recorded for audit, never posted). The
     pipeline may be built to propose more candidates than ``limit`` so that stopped ones
-    leave room for the next best.
+    leave room for the next best. ``since`` (the page's last check) goes to the pipeline.
     """
-    result = pipeline.propose(article, search, fetcher)
+    result = pipeline.propose(article, search, fetcher, since=since)
     checked = tuple(gates.check(article, result.suggestions)) if gates is not None else result.suggestions
     if limit is not None:
         passed = [s for s in checked if not s.blocked][:limit]

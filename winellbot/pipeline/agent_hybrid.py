@@ -1,0 +1,129 @@
+"""Hybrid mode: the offline pipeline finds and places passages, the model reads only those.
+
+    offline pass (no model)   search, read, passages about the subject the article lacks, placed
+    HybridNavigator           the documents of those passages, best first, are the first candidates;
+                              then, for ``model_rounds`` more rounds, the LLM Navigator searches
+    HybridExtractor           the model sees a document's offline passages (with their placement)
+                              instead of the whole page; a document with none costs no call
+    criteria, aggregator, editor: the LLM agent's
+
+So the model reads a few passages per source instead of whole pages and writes no query for the
+sources the offline pass already found. Everything the model says is checked as in the agent (the
+quote must be in the document, the section must exist).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from winellbot.llm.client import ModelClient
+from winellbot.models import Article, Document, NavigationStep, PipelineResult, SearchResult, SectionCriteria, Update
+from winellbot.pipeline.agent import AgentPipeline, build_agent_pipeline
+from winellbot.pipeline.agent_common import section_name
+from winellbot.pipeline.agent_extract import LLMExtractor
+from winellbot.pipeline.agent_navigate import LLMNavigator
+from winellbot.pipeline.interface import Extractor, Fetcher, Memory, Navigator, SearchBackend
+from winellbot.pipeline.offline import OfflineExtractor, build_offline_pipeline
+from winellbot.pipeline.pipeline import Pipeline
+
+
+@dataclass
+class Leads:
+    """What the offline pass found for the article being treated: documents best first, and their passages."""
+
+    results: list[SearchResult] = field(default_factory=list)
+    passages: dict[str, list[Update]] = field(default_factory=dict)  # by document URL
+
+    def fill(self, kept: tuple[Update, ...], limit: int) -> None:
+        by_url: dict[str, list[Update]] = {}
+        for update in sorted(kept, key=lambda u: -u.score):
+            by_url.setdefault(update.document.url, []).append(update)
+        self.passages = dict(list(by_url.items())[:limit])
+        self.results = [_result(updates[0].document) for updates in self.passages.values()]
+
+
+def _result(doc: Document) -> SearchResult:
+    return SearchResult(url=doc.url, title=doc.title, snippet=doc.text[:300], published=doc.published,
+                        backend="offline pass", document=doc)
+
+
+class HybridNavigator(Navigator):
+    """The offline pass's documents first (no model), then ``model_rounds`` of the LLM Navigator."""
+
+    def __init__(self, leads: Leads, navigator: LLMNavigator, *, model_rounds: int = 1) -> None:
+        self.leads = leads
+        self.navigator = navigator
+        self.model_rounds = model_rounds
+
+    def navigate(self, article: Article, criteria: SectionCriteria, memory: Memory,
+                 search: SearchBackend) -> NavigationStep:
+        """The next unread lead; when none is left, the model's query (while rounds remain)."""
+        for result in self.leads.results:
+            if result.url not in memory.read_urls:
+                n = len(self.leads.passages.get(result.url, ()))
+                return NavigationStep(f"(offline pass) {article.title}", result,
+                                      f"the offline pass found {n} passage(s) the article lacks")
+        model_queries = sum(1 for q in memory.queries if not q.startswith("(offline pass)"))
+        if model_queries >= self.model_rounds:
+            return NavigationStep("", None, "the offline pass's documents are read; no model round left")
+        return self.navigator.navigate(article, criteria, memory, search)
+
+
+class HybridExtractor(Extractor):
+    """The model extracts from a document's offline passages, not from the whole page."""
+
+    def __init__(self, leads: Leads, extractor: LLMExtractor, offline: OfflineExtractor | None = None) -> None:
+        self.leads = leads
+        self.extractor = extractor
+        self.offline = offline or OfflineExtractor()
+
+    def extract(self, article: Article, criteria: SectionCriteria, document: Document) -> list[Update]:
+        """Updates from the passages of ``document``; [] without a model call when it has none."""
+        passages = self.leads.passages.get(document.url)
+        if passages is None:  # a document the model's own search found
+            passages = self.offline.extract(article, criteria, document)
+        if not passages:
+            return []
+        text = "\n\n".join(f"[Passage {i}, placed under: {section_name(p.section_path)}]\n{p.quote}"
+                           for i, p in enumerate(passages, 1))
+        return self.extractor.extract_from(article, criteria, document, f"{document.title}\n\n{text}")
+
+
+@dataclass
+class HybridPipeline(AgentPipeline):
+    """The agent, with an offline pass first whose passages lead the navigator and feed the extractor."""
+
+    offline: Pipeline | None = None
+    leads: Leads = field(default_factory=Leads)
+    max_leads: int = 5
+
+    def propose(self, article: Article, search: SearchBackend, fetcher: Fetcher | None = None, *,
+                since: str | None = None) -> PipelineResult:
+        """The offline pass, then the agent on its leads (see the module's docstring)."""
+        self.leads.fill((), 0)
+        if self.offline is not None:
+            criteria = self.offline.inducer.induce(article)
+            first = self.offline.loop.run(article, criteria, search, fetcher)
+            self.leads.fill(first.kept, self.max_leads)
+        return super().propose(article, search, fetcher, since=since)
+
+
+def build_hybrid_pipeline(client: ModelClient, *, max_leads: int = 5, model_rounds: int = 1,
+                          offline_max_iterations: int = 40, offline_max_empty: int = 10,
+                          **agent_settings) -> HybridPipeline:
+    """The hybrid pipeline on ``client``; ``agent_settings`` as for :func:`build_agent_pipeline`.
+
+    The offline pass runs with the offline backend's own loop bounds.
+    """
+    agent = build_agent_pipeline(client, **agent_settings)
+    leads = Leads()
+    navigator, extractor = agent.loop.navigator, agent.loop.extractor
+    agent.loop.navigator = HybridNavigator(leads, navigator, model_rounds=model_rounds)
+    agent.loop.extractor = HybridExtractor(leads, extractor)
+    # every lead gets its turn: a lead whose passages the model finds nothing in is not a dead end
+    agent.loop.max_iterations = max(agent.loop.max_iterations, max_leads + model_rounds)
+    agent.loop.max_empty = max(agent.loop.max_empty, max_leads + model_rounds)
+    offline = build_offline_pipeline(max_suggestions=agent.max_suggestions, max_iterations=offline_max_iterations,
+                                     max_empty=offline_max_empty)
+    return HybridPipeline(inducer=agent.inducer, loop=agent.loop, editor=agent.editor,
+                          max_suggestions=agent.max_suggestions, journal=agent.journal, dated=agent.dated,
+                          offline=offline, leads=leads, max_leads=max_leads)
