@@ -42,11 +42,11 @@ _INSTRUCTION = re.compile(
 
 
 class ExtractedUpdate(BaseModel):  # lengths bound as in agent_navigate
-    fact: str = Field(min_length=3, max_length=400, description="one neutral sentence stating the new fact, plain text")
-    section: str = Field(max_length=150, description="the section path exactly as listed")
-    quote: str = Field(max_length=600, description="a passage copied word for word from the document")
+    fact: str = Field(min_length=3, max_length=250, description="one neutral sentence stating the new fact, plain text")
+    section: str = Field(max_length=100, description="the section path exactly as listed")
+    quote: str = Field(max_length=300, description="a passage copied word for word from the document")
     event_date: str | None = Field(None, max_length=10, description="YYYY-MM-DD, YYYY-MM or YYYY; null if unknown")
-    reason: str = Field("", max_length=300)
+    reason: str = Field("", max_length=150)
 
 
 class ExtractReply(BaseModel):
@@ -222,7 +222,7 @@ def verdict_schema(labels: tuple[str, ...]) -> type[BaseModel]:
     class Verdict(BaseModel):
         action: Literal["ignore", "add", "replace"]
         replaces: str | None = Field(None, max_length=8, description="with replace: the kept update's label, e.g. K1")
-        reason: str = Field(max_length=300)
+        reason: str = Field(max_length=150)
         importance: int = Field(3, ge=1, le=5, description="1 minor .. 5 major")
 
         @model_validator(mode="after")

@@ -28,8 +28,8 @@ from winellbot.pipeline.interface import CriteriaInducer, Memory, Navigator, Sea
 # Lengths bound every string and list: a server that constrains decoding by the schema (llama.cpp)
 # then cannot let a small model run on inside one string until the token limit cuts the reply.
 class SectionCriterion(BaseModel):
-    section: str = Field(max_length=150, description="the section path exactly as marked, e.g. 'Career > 2024'")
-    criteria: str = Field(max_length=300, description="the kinds of new facts that belong in this section")
+    section: str = Field(max_length=100, description="the section path exactly as marked, e.g. 'Career > 2024'")
+    criteria: str = Field(max_length=200, description="the kinds of new facts that belong in this section")
 
 
 class CriteriaReply(BaseModel):
@@ -38,7 +38,7 @@ class CriteriaReply(BaseModel):
 
 class QueryReply(BaseModel):
     query: str = Field(min_length=2, max_length=200, description="a short web search query")
-    reason: str = Field("", max_length=300)
+    reason: str = Field("", max_length=150)
 
 
 class LLMCriteria(CriteriaInducer):
@@ -164,7 +164,7 @@ class LLMNavigator(Navigator):
         schema = pydantic.create_model(
             "Pick", choice=(int | None, Field(..., ge=1, le=len(unread),
                                               description="the number of the result to read, or null")),
-            reason=(str, Field("", max_length=300)))
+            reason=(str, Field("", max_length=150)))
         prompt = load_prompt("navigator_pick")
         room = prompt.room(schema_tokens(schema), title=article.title, query=query)
         criteria_text = fit(_criteria_list(criteria), room // 3)
