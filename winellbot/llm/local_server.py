@@ -108,7 +108,8 @@ class LocalModelServer:
             self.log_path = Path(name)
         self._log = open(self.log_path, "ab")
         self.process = subprocess.Popen(self.command(), stdout=self._log, stderr=subprocess.STDOUT,
-                                        stdin=subprocess.DEVNULL, start_new_session=True)
+                                        stdin=subprocess.DEVNULL, start_new_session=True,
+                                        preexec_fn=_stop_with_parent)
         try:
             self._wait_until_ready()
         except BaseException:
@@ -179,6 +180,18 @@ class LocalModelServer:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+def _stop_with_parent() -> None:
+    """In the child: SIGTERM when the thread that started it dies (Linux), so that a bot or a
+    backtest killed without running its exit handlers leaves no model server behind."""
+    import ctypes
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 _SHARED: dict[tuple, LocalModelServer] = {}
