@@ -43,10 +43,12 @@ def test_hybrid_reads_passages_not_pages_and_spends_fewer_tokens():
     agent, agent_server, agent_client = run(build_agent_pipeline, docs)
     hybrid, server, client = run(build_hybrid_pipeline, docs)
     extracts = [r for r in server.requests if r.stage == "extractor"]
-    assert extracts, "the model read the offline pass's passages"
-    for req in extracts:
-        assert "[Passage 1, placed under:" in req.text
-        assert FILLER not in req.text  # the page around the passage stays out
+    assert len(extracts) == 1, "every lead's passages in one request"
+    (req,) = extracts
+    assert f'[Passage 1 from "{LONG.title}", placed under:' in req.text
+    assert "Leo Park will join the team as its reserve driver" in req.text
+    assert FILLER not in req.text  # the page around the passage stays out
+    assert "navigator" not in server.stages(), "the leads need no query and no pick"
     assert not any(OFF_TOPIC.url in r.text for r in extracts), "a document without passages costs no call"
     leads = [s for s in hybrid.steps if s.query.startswith("(offline pass)")]
     assert leads and leads[0].chosen.url == LONG.url
@@ -54,9 +56,10 @@ def test_hybrid_reads_passages_not_pages_and_spends_fewer_tokens():
     assert client.tokens_used < 0.6 * agent_client.tokens_used
 
 
-def test_hybrid_with_no_model_rounds_asks_the_navigator_nothing():
-    with ScriptedOpenAI(Script(extract=extract)) as server:
+def test_hybrid_model_rounds_search_on_after_the_leads():
+    with ScriptedOpenAI(Script(queries=lambda req: "Ada Lovelace Racing reserve", extract=extract)) as server:
         client = ModelClient(OpenAIBackend(server.base_url, "k", "scripted"))
-        pipeline = build_hybrid_pipeline(client, model_rounds=0)
-        pipeline.propose(ARTICLE, corpus(LONG, RESERVE))
-    assert "navigator" not in server.stages()
+        pipeline = build_hybrid_pipeline(client, model_rounds=1)
+        result = pipeline.propose(ARTICLE, corpus(LONG, RESERVE))
+    assert server.stages().count("navigator") == 2  # one query and one pick, after the leads
+    assert "Ada Lovelace Racing reserve" in [s.query for s in result.steps]

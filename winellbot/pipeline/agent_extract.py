@@ -74,8 +74,12 @@ class LLMExtractor(Extractor):
         return self.extract_from(article, criteria, document, f"{document.title}\n\n{document.text}")
 
     def extract_from(self, article: Article, criteria: SectionCriteria, document: Document,
-                     text: str) -> list[Update]:
-        """As :meth:`extract`, showing the model ``text`` (the page, or passages of it) as the document."""
+                     text: str, sources: tuple[Document, ...] = ()) -> list[Update]:
+        """As :meth:`extract`, showing the model ``text`` (the page, or passages of it) as the document.
+
+        With ``sources`` (passages of several documents in ``text``), each update is credited to
+        the source whose text holds its quote.
+        """
         prompt = load_prompt("extractor")
         values = dict(title=article.title, url=document.url,
                       published=document.published or "unknown")
@@ -94,7 +98,8 @@ class LLMExtractor(Extractor):
             return []
         updates = []
         for item in reply.updates[: self.max_updates]:
-            update, problem = self._validate(article, document, item)
+            source = next((d for d in sources if quote_in_document(item.quote, f"{d.title}\n{d.text}")), document)
+            update, problem = self._validate(article, source, item)
             if update is None:
                 self.journal.note("extractor", f"dropped an update from {document.url}: {problem}")
             else:

@@ -2,9 +2,11 @@
 
     offline pass (no model)   search, read, passages about the subject the article lacks, placed
     HybridNavigator           the documents of those passages, best first, are the first candidates;
-                              then, for ``model_rounds`` more rounds, the LLM Navigator searches
-    HybridExtractor           the model sees a document's offline passages (with their placement)
-                              instead of the whole page; a document with none costs no call
+                              then, for ``model_rounds`` more rounds (none by default), the LLM
+                              Navigator searches
+    HybridExtractor           the model sees the offline passages of every lead at once (with their
+                              placement and source) in one call, instead of whole pages; a
+                              document with no passage costs no call
     criteria, aggregator, editor: the LLM agent's
 
 So the model reads a few passages per source instead of whole pages and writes no query for the
@@ -32,6 +34,7 @@ class Leads:
 
     results: list[SearchResult] = field(default_factory=list)
     passages: dict[str, list[Update]] = field(default_factory=dict)  # by document URL
+    read: bool = False  # the leads' passages went to the model (in one call)
 
     def fill(self, kept: tuple[Update, ...], limit: int) -> None:
         by_url: dict[str, list[Update]] = {}
@@ -39,6 +42,7 @@ class Leads:
             by_url.setdefault(update.document.url, []).append(update)
         self.passages = dict(list(by_url.items())[:limit])
         self.results = [_result(updates[0].document) for updates in self.passages.values()]
+        self.read = False
 
 
 def _result(doc: Document) -> SearchResult:
@@ -69,7 +73,12 @@ class HybridNavigator(Navigator):
 
 
 class HybridExtractor(Extractor):
-    """The model extracts from a document's offline passages, not from the whole page."""
+    """The model extracts from the offline passages, not from whole pages.
+
+    The first lead read brings the passages of every lead in one request (a prompt's fixed part
+    costs more than a document's passages); the other leads then cost nothing. A document the
+    model's own search found is shown its own passages.
+    """
 
     def __init__(self, leads: Leads, extractor: LLMExtractor, offline: OfflineExtractor | None = None) -> None:
         self.leads = leads
@@ -78,14 +87,19 @@ class HybridExtractor(Extractor):
 
     def extract(self, article: Article, criteria: SectionCriteria, document: Document) -> list[Update]:
         """Updates from the passages of ``document``; [] without a model call when it has none."""
-        passages = self.leads.passages.get(document.url)
-        if passages is None:  # a document the model's own search found
+        if document.url in self.leads.passages:
+            if self.leads.read:
+                return []  # its passages went with the first lead's request
+            self.leads.read = True
+            passages = [p for ps in self.leads.passages.values() for p in ps]
+        else:  # a document the model's own search found
             passages = self.offline.extract(article, criteria, document)
         if not passages:
             return []
-        text = "\n\n".join(f"[Passage {i}, placed under: {section_name(p.section_path)}]\n{p.quote}"
-                           for i, p in enumerate(passages, 1))
-        return self.extractor.extract_from(article, criteria, document, f"{document.title}\n\n{text}")
+        text = "\n\n".join(f"[Passage {i} from \"{p.document.title}\", placed under: "
+                           f"{section_name(p.section_path)}]\n{p.quote}" for i, p in enumerate(passages, 1))
+        sources = tuple({p.document.url: p.document for p in passages}.values())
+        return self.extractor.extract_from(article, criteria, document, text, sources=sources)
 
 
 @dataclass
@@ -107,7 +121,7 @@ class HybridPipeline(AgentPipeline):
         return super().propose(article, search, fetcher, since=since)
 
 
-def build_hybrid_pipeline(client: ModelClient, *, max_leads: int = 5, model_rounds: int = 1,
+def build_hybrid_pipeline(client: ModelClient, *, max_leads: int = 5, model_rounds: int = 0,
                           offline_max_iterations: int = 40, offline_max_empty: int = 10,
                           **agent_settings) -> HybridPipeline:
     """The hybrid pipeline on ``client``; ``agent_settings`` as for :func:`build_agent_pipeline`.
