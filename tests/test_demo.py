@@ -152,7 +152,10 @@ def test_edit_style_previews_render_without_cite_errors(demo_edit):
     _, _, base = demo_edit
     targets = [f"Talk:{a['title']}" if a["opt_in"] else f"User:{BOT}/Queue/{a['title']}" for a in ARTICLES]
     for title in targets:
-        assert "How the new paragraph would read" in raw(base, title)
+        # The offline backend's suggestions are its sources' own sentences, over the copying limit:
+        # shown as the fact and the source's words, never as a paragraph to paste (issue 14).
+        text = raw(base, title)
+        assert "none is proposed" in text and "How the new paragraph would read" not in text
     shown = targets[:1] + targets[2:3]  # one talk page and one queue page in the browser, the rest as served
     assert {t: problems(render(base, t)) for t in shown} == {t: [] for t in shown}
     assert {t: problems(served(base, t)) for t in targets} == {t: [] for t in targets}

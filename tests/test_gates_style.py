@@ -92,7 +92,8 @@ def test_attributed_first_person_is_only_flagged():
 
 def test_one_finding_per_class_naming_every_word():
     findings = StyleGate().check(ARTICLE, make("The legendary and iconic theatre is renowned."))
-    assert len(findings) == 1
+    assert [f.message.split(":")[0] for f in findings] == ["puffery", "mostly words to watch (100% of its content words)"]
+    # (the theatre is not the subject here: it is "legendary, iconic, renowned" and nothing else)
     assert all(w in findings[0].message for w in ('"legendary"', '"iconic"', '"renowned"'))
 
 
@@ -100,8 +101,8 @@ def test_operator_file_adds_terms_and_disables_classes(tmp_path):
     extra = tmp_path / "words.toml"
     extra.write_text('[puffery]\nterms = ["fabulous"]\n\n[relative_time]\nenabled = false\n', "utf-8")
     gate = StyleGate(extra_path=extra)
-    assert found("The fabulous theatre recently reopened.", gate) == {"puffery": "flag"}
-    assert found("The legendary theatre reopened.", gate) == {"puffery": "flag"}  # shipped terms kept
+    assert found("The fabulous theatre recently reopened in May 2025.", gate) == {"puffery": "flag"}
+    assert found("The legendary theatre reopened in May 2025.", gate) == {"puffery": "flag"}  # shipped terms kept
 
 
 def test_bad_operator_file_is_a_config_error(tmp_path):

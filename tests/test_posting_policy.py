@@ -6,6 +6,7 @@ parser (action=parse), which is what a reader's browser is sent.
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 
 import pytest
 
@@ -140,6 +141,9 @@ def _parse(wiki, text: str) -> str:
 def test_a_preview_of_a_paragraph_that_reuses_a_named_reference_renders_without_a_cite_error(local_wiki):
     paragraph = 'Ada Vell of the Quay Party has been mayor since 2021.<ref name="pop" />'
     s = suggestion(MAYOR, "https://c.example/mayor", paragraph=paragraph)
+    # An edit-style preview is shown only for text that does not copy its source word for word (issue 14).
+    source = replace(s.update.document, text="The council named Rowan Pike the new mayor on Friday.")
+    s = replace(s, update=replace(s.update, quote="", document=source))
     from winellbot.article import named_ref_definitions
 
     with_refs = render_suggestion(s, bot_user="WinellBot", notes=Notes(references=named_ref_definitions(ARTICLE.wikitext)))

@@ -191,6 +191,8 @@ def status(settings: Settings, *, as_json: bool = False) -> int:
               f"suggestions={run['suggestions']} posted={run['posted']} errors={run['errors']}")
     for err in info["errors"]:
         print(f"error: {err['created']} {err['page']} [{err['stage']}] {err['message'][:200]}")
+    for src in info["hostile"]:
+        print(f"hostile source: {src['url']}: {src['hostile'][:200]}")
     return 0
 
 
@@ -208,4 +210,7 @@ def state_summary(state: State) -> dict:
         "tokens": {"prompt": tok["p"], "completion": tok["c"], "calls": tok["n"], "cached": tok["k"]},
         "runs": q("select * from runs order by id desc limit 5"),
         "errors": q("select * from errors order by id desc limit 5"),
+        # sources that addressed an AI or the reader with instructions (a state older than the column has none)
+        "hostile": q("select url, hostile from sources where hostile is not null order by url")
+        if "hostile" in {c.name for c in db["sources"].columns} else [],
     }

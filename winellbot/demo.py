@@ -75,9 +75,9 @@ def demo_main(args) -> int:
 
     from winellbot import commands
 
-    state = commands.open_state(settings)
-    bot = commands.build_bot(settings, state)
-    report = bot.run(force=True)
+    with commands.job_state(settings) as state:  # one job at a time on the demo's state too
+        bot = commands.build_bot(settings, state)
+        report = bot.run(force=True)
     commands.print_report(report)
     _print_pages(wiki, settings, report, stop_command(args.dir))
     return 0 if not report.counter["errors"] and not report.stopped else 1

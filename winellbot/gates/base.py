@@ -104,7 +104,8 @@ def default_gates(
     words_path: str | Path | None = None,
     judge_model: str = "",
 ) -> GateChain:
-    """The standard chain: sources, support, copying, style, duplicates (+ the judge with a client).
+    """The standard chain: sources, hostile, subject, support, copying, style, duplicates (+ the judge
+    with a client).
 
     ``state`` (a :class:`winellbot.state.db.State`) lets the duplicate gate see
     earlier suggestions; ``client`` (a :class:`winellbot.llm.client.ModelClient`)
@@ -113,12 +114,16 @@ def default_gates(
     """
     from winellbot.gates.copying import CopyingGate
     from winellbot.gates.duplicates import DuplicatesGate
+    from winellbot.gates.hostile import HostileGate
     from winellbot.gates.sources import SourcesGate
     from winellbot.gates.style import StyleGate
+    from winellbot.gates.subject import SubjectGate
     from winellbot.gates.support import SupportGate
 
     gates: list[Gate] = [
         SourcesGate(extra_path=domains_path),
+        HostileGate(state=state),
+        SubjectGate(),
         SupportGate(),
         CopyingGate(),
         StyleGate(extra_path=words_path),
@@ -127,7 +132,8 @@ def default_gates(
     if client is not None:
         from winellbot.gates.judge import SupportJudge
 
-        gates.insert(2, SupportJudge(client, model=judge_model))
+        at = next(i for i, g in enumerate(gates) if isinstance(g, SupportGate)) + 1
+        gates.insert(at, SupportJudge(client, model=judge_model))
     return GateChain(gates)
 
 

@@ -10,7 +10,9 @@ lower-cased, punctuation-stripped source still counts as the same words):
 Wording inside quotation marks in the added text is an attributed quotation and
 is left out of both measures. A suggestion whose ``Edit.quoted`` is set (the
 offline, extractive editor) is a quotation as a whole: over the limits it is
-flagged for the editor to paraphrase, unless it is too long to quote at all.
+flagged for the editor to paraphrase, unless it is too long to quote at all;
+a run of ``RUN_LIMIT`` words or more is never shown as proposed article text
+(:func:`copied_prose`: the talk page shows it as the source's words).
 """
 from __future__ import annotations
 
@@ -77,12 +79,30 @@ def unquoted(text: str) -> tuple[str, int]:
     return text, quoted_words
 
 
+RUN_LIMIT = 12  # words in a row from the source: over this, text is copied, never article prose
+
+
+def verbatim_run(suggestion: Suggestion, n: int = 5) -> int:
+    """The longest run of the added text's words found word for word in its source or quote
+    (an extractive suggestion is measured whole; otherwise its quoted spans are left out)."""
+    claim = strip_markup(suggestion.edit.added_text)
+    if not suggestion.edit.quoted:
+        claim = unquoted(claim)[0]
+    return overlap(claim, suggestion.update.document.text, suggestion.update.quote, n=n).longest_run
+
+
+def copied_prose(suggestion: Suggestion) -> bool:
+    """Whether the added text copies its source over the limit: then it is shown as the source's
+    words, never proposed as article prose (the renderer asks this)."""
+    return verbatim_run(suggestion) >= RUN_LIMIT
+
+
 class CopyingGate(Gate):
     """Blocks copied prose; flags an explicit quotation for the editor to paraphrase."""
 
     name = "copying"
 
-    def __init__(self, *, run_limit: int = 12, containment_limit: float = 0.6, flag_run: int = 8,
+    def __init__(self, *, run_limit: int = RUN_LIMIT, containment_limit: float = 0.6, flag_run: int = 8,
                  flag_containment: float = 0.35, ngram: int = 5, max_quote_words: int = 100) -> None:
         # max_quote_words: a quotation for the reviewer (flagged "paraphrase it") may be as long as
         # a suggestion may be (100 added words); the talk page shows the same passage as the
@@ -121,5 +141,8 @@ class CopyingGate(Gate):
         if m.words > self.max_quote_words and m.longest_run >= self.run_limit:
             return [self.finding("block", f"copies {m.longest_run} words of the source in a row; too long to "
                                           f"quote (over {self.max_quote_words} words)")]
+        if m.longest_run >= self.run_limit:
+            return [self.finding("flag", f"keeps {m.longest_run} words of the source in a row: shown as the "
+                                         "source's words, not proposed as article text: paraphrase it, in your own words")]
         return [self.finding("flag", f"keeps the source's wording ({m.longest_run} words in a row): "
                                      "paraphrase it before adding it to the article")]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from winellbot.errors import ConfigError
 from winellbot.gates.base import SEVERITIES, Gate, read_gate_data
-from winellbot.gates.textnorm import STOP_WORDS, quoted_spans, strip_markup
+from winellbot.gates.textnorm import MONTHS, NUMBER_WORDS, STOP_WORDS, quoted_spans, strip_markup, words
 from winellbot.models import Article, GateFinding, Severity, Suggestion
 
 _ATTRIBUTION = re.compile(
@@ -26,6 +26,12 @@ _ATTRIBUTION = re.compile(
     re.IGNORECASE,
 )
 _LEFT, _RIGHT = r"(?<![\w-])", r"(?![\w-])"
+# Word classes that judge instead of stating: text made of them says nothing to keep.
+EVALUATIVE = frozenset({"puffery", "promotional", "contentious_label", "unsupported_attribution", "doubt",
+                        "editorialising", "cliche", "superlative"})
+# A figure or date: digits, a number word from two up, a month name.
+_FIGURE = re.compile(r"\d|\b(?:" + "|".join(sorted(set(NUMBER_WORDS) - {"zero", "one", "first"} | set(MONTHS)))
+                     + r")\b", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"\u201c])")
 
 
@@ -123,30 +129,72 @@ def sentences(text: str) -> list[str]:
 
 
 class StyleGate(Gate):
-    """Finds words to watch in the added text; one finding per class, naming the words."""
+    """Finds words to watch in the added text; one finding per class, naming the words.
+
+    Text that is mostly words to watch (more than ``empty_share`` of its content words, the
+    subject's own name left out), or that states nothing checkable once they are removed (no
+    figure, date or name besides the subject's), is blocked as a whole: an editor would reject it
+    on sight, with nothing left to fix. Only unattributed words that cost at least a flag count.
+    """
 
     name = "style"
 
-    def __init__(self, *, extra_path: str | Path | None = None, classes: tuple[WordClass, ...] | None = None) -> None:
+    def __init__(self, *, extra_path: str | Path | None = None, classes: tuple[WordClass, ...] | None = None,
+                 empty_share: float = 0.5) -> None:
         self.classes = classes if classes is not None else load_word_classes(str(extra_path) if extra_path else None)
+        self.empty_share = empty_share
 
     def check(self, article: Article, suggestion: Suggestion) -> list[GateFinding]:
         text = strip_markup(suggestion.edit.added_text)
         hits: dict[str, tuple[WordClass, Severity, list[str]]] = {}
+        spans: list[tuple[int, int]] = []  # where the words that count are
+        at = 0
         for sentence in sentences(text):
-            for cls, severity, term in self.matches(sentence):
+            offset = text.find(sentence, at)
+            at = offset + len(sentence)
+            for cls, severity, m in self.matches(sentence):
+                term = m.group(0).lower()
                 _, worst, terms = hits.get(cls.name, (cls, severity, []))
                 if SEVERITIES.index(severity) > SEVERITIES.index(worst):
                     worst = severity
                 if term not in terms:
                     terms.append(term)
                 hits[cls.name] = (cls, worst, terms)
-        return [self.finding(sev, f"{cls.name.replace('_', ' ')}: " + ", ".join(f'"{t}"' for t in terms)
-                             + f" ({cls.description})")
-                for cls, sev, terms in hits.values()]
+                if severity != "info" and cls.name in EVALUATIVE:
+                    spans.append((offset + m.start(), offset + m.end()))
+        findings = [self.finding(sev, f"{cls.name.replace('_', ' ')}: " + ", ".join(f'"{t}"' for t in terms)
+                                 + f" ({cls.description})")
+                    for cls, sev, terms in hits.values()]
+        source = suggestion.update.document.text or suggestion.update.quote
+        if any(f.severity == "block" for f in findings):
+            return findings  # stopped already; no need to say it twice
+        empty = self._empty(article, text, spans, cased=source != source.lower())
+        return findings + ([self.finding("block", empty)] if empty else [])
 
-    def matches(self, sentence: str) -> list[tuple[WordClass, Severity, str]]:
-        """(class, severity, matched words) for each word to watch in one sentence."""
+    def _empty(self, article: Article, text: str, spans: list[tuple[int, int]], *, cased: bool = True) -> str:
+        """Why the text says nothing an editor could keep once its words to watch are gone ("" if it does)."""
+        if not spans:
+            return ""
+        from winellbot.gates.subject import subject_names
+        from winellbot.gates.support import proper_names
+
+        own = {token for name in subject_names(article) for token in name}
+        content = [w for w in words(text) if w not in STOP_WORDS and w not in own]
+        rest = text
+        for a, b in sorted(spans, reverse=True):
+            rest = rest[:a] + " \u2026 " + rest[b:]
+        kept = [w for w in words(rest) if w not in STOP_WORDS and w not in own]
+        share = 1 - len(kept) / len(content) if content else 1.0
+        if share > self.empty_share:
+            return f"mostly words to watch ({share:.0%} of its content words): nothing to keep"
+        names = [n for n in proper_names(rest) if not set(words(n)) <= own]
+        # A source that lost its case hides its names: then only the share above can tell.
+        if not (_FIGURE.search(rest) or names) and cased:
+            return "no checkable fact once the words to watch are removed (no figure, date or name)"
+        return ""
+
+    def matches(self, sentence: str) -> list[tuple[WordClass, Severity, re.Match]]:
+        """(class, severity, match) for each word to watch in one sentence."""
         spans = quoted_spans(sentence)
         attributed = bool(_ATTRIBUTION.search(sentence))
         out = []
@@ -158,5 +206,5 @@ class StyleGate(Gate):
                     continue  # a regnal or ordinal numeral: Henry I, World War I
                 if cls.skip_title_case and _in_title(sentence, m):
                     continue  # part of a work's title: "Are You the One?", "Yes We Can"
-                out.append((cls, cls.attributed_severity if attributed else cls.severity, m.group(0).lower()))
+                out.append((cls, cls.attributed_severity if attributed else cls.severity, m))
         return out

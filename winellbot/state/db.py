@@ -104,10 +104,16 @@ def _m003_review_pages(db: sqlite_utils.Database) -> None:
     db["review_pages"].create({"target": str, "seen_revid": int, "checked": str}, pk="target")
 
 
+def _m004_hostile_sources(db: sqlite_utils.Database) -> None:
+    # Why a source was found addressing an AI or the reader with instructions (gates/hostile.py).
+    db["sources"].add_column("hostile", str)
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite_utils.Database], None]]] = [
     ("001_initial", _m001_initial),
     ("002_post_links", _m002_post_links),
     ("003_review_pages", _m003_review_pages),
+    ("004_hostile_sources", _m004_hostile_sources),
 ]
 
 
@@ -376,6 +382,11 @@ class State:
     def record_source(self, url: str, **fields) -> None:
         with self.db.atomic():
             self.db["sources"].upsert({"url": url, "fetched_at": now(), **fields}, pk="url", alter=True)
+
+    def mark_hostile(self, url: str, reason: str) -> None:
+        """Record that the source at ``url`` addressed an AI or the reader with instructions."""
+        with self.db.atomic():
+            self.db["sources"].upsert({"url": url, "hostile": reason[:500]}, pk="url")
 
     def source(self, url: str) -> dict | None:
         rows = list(self.db["sources"].rows_where("url = ?", [url]))

@@ -74,8 +74,14 @@ def render_suggestion(s: Suggestion, *, bot_user: str, heading: str | None = Non
     ``heading``, when given, is a complete heading line (bot-made, e.g. for the
     queue) placed just inside the opening marker.
     """
+    from winellbot.gates.copying import copied_prose
+
     notes = notes or Notes()
     lines = [marker(s.id)] + ([heading] if heading else []) + [_box(s)]
+    if style == "edit" and copied_prose(s):  # the source's words over the copying limit: never article text
+        style = "fact"
+        lines.append("''The proposed text would copy the source word for word, so none is proposed: the "
+                     "fact and the source's own words are below.''")
     lines += _fact_lines(s, notes) if style == "fact" else _edit_lines(s, notes)
     why = (s.edit.reason if style == "edit" else "") or s.update.reason
     if why:

@@ -1,0 +1,196 @@
+"""Crash safety on a real local wiki: random SIGKILLs during `once`, and two jobs started together.
+
+Creates a throwaway MediaWiki with N fictional towns (half opted in on their talk pages, half on
+the bot's watchlist) and news for each, dated today so every run finds it again. Then, through
+the real CLI (`python -m winellbot.cli once --force`):
+
+1. K times: start `once`, kill it with SIGKILL at a random moment; then run it to the end twice;
+2. M times: start two `once` together on the same state; one must run, the other refuse cleanly.
+
+It reports duplicate suggestion ids on the wiki (an id in more than one box), suggestions lost
+(found but neither posted on the wiki nor held back by a gate or the posting policy), crashes (an
+exit that is neither success nor the clean refusal, or a traceback), and SQLite's integrity check.
+Posting caps are raised so that everything found is posted.
+
+    .venv/bin/python benchmarks/crash_safety.py [--pages 40] [--kills 20] [--pairs 10] [--seed 14]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ARTICLE = """'''{name}''' is a fictional harbour town in the county of Westmark.
+
+== History ==
+{name} was founded in 1802 as a fishing village. The harbour wall was built in 1850.
+
+== Government ==
+The town council has eleven members. The mayor is elected every four years.
+
+== Transport ==
+A bus service links {name} with the county town.
+"""
+NEWS = [
+    ("mayor", "{name} elects a new mayor", "{name} elected Maria Olsen as its new mayor on 1 March {year}. The town "
+     "council confirmed that Olsen won 62 percent of the vote. Olsen previously led the harbour board of {name}."),
+    ("harbour", "{name} harbour wall repaired", "The harbour wall of {name}, built in 1850, was repaired at a cost of "
+     "4.2 million euros in {year}. Engineers finished the repairs in April {year} after two years of work."),
+    ("ferry", "Ferry returns to {name}", "A ferry service between {name} and the island of Skerrow began on 2 May "
+     "{year}. The crossing takes forty minutes and runs four times a day, the operator of the {name} ferry said."),
+    ("school", "{name} opens new school", "A new primary school opened in {name} on 7 September {year} with places "
+     "for 210 pupils. The school in {name} cost 9 million euros and replaces two older buildings."),
+]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", type=int, default=40)
+    parser.add_argument("--kills", type=int, default=20)
+    parser.add_argument("--pairs", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=14)
+    args = parser.parse_args(argv)
+    root = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(root))
+    from winellbot.wiki.site import prepare_pywikibot
+
+    scratch = Path(tempfile.mkdtemp(prefix="winellbot-crash-"))
+    prepare_pywikibot(scratch / "pywikibot")
+    from winellbot.wiki.localwiki import LocalWiki
+
+    wiki = LocalWiki(scratch / "wiki")
+    wiki.create()
+    wiki.start()
+    try:
+        wiki.install_templates()
+        return _run(wiki, scratch, root, args)
+    finally:
+        wiki.stop()
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _setup(wiki, scratch: Path, pages: int) -> tuple[Path, list[str], dict]:
+    from winellbot.config import Settings, dump_settings
+
+    creds = wiki.credentials
+    bot = creds.bot_user
+    names = [f"Crashtown {n:03d}" for n in range(pages)]
+    opted, listed = names[: pages // 2], names[pages // 2:]
+    year = time.strftime("%Y")
+    today = time.strftime("%Y-%m-%d")
+    content = {name: ARTICLE.format(name=name) for name in names}
+    content.update({f"Talk:{name}": "{{Winellbot}}\nEarlier talk." for name in opted})
+    content[f"User:{bot}/Watchlist"] = "\n".join(f"* [[{name}]]" for name in listed)
+    content[f"User:{bot}/Shutoff"] = "run"
+    wiki.import_pages(content)
+    news = scratch / "news"
+    news.mkdir()
+    with (news / "news.jsonl").open("w", encoding="utf-8") as fh:
+        for name in names:
+            slug = name.lower().replace(" ", "-")
+            for key, title, text in NEWS:
+                fh.write(json.dumps({"id": f"{slug}-{key}", "url": f"https://news.example.org/{slug}/{key}",
+                                     "title": title.format(name=name), "published": today,
+                                     "publisher": "Westmark Gazette (fictional)",
+                                     "text": text.format(name=name, year=year)}) + "\n")
+    s = Settings()
+    s.wiki.api_url, s.wiki.username, s.wiki.bot_password_app = wiki.api_url, bot, creds.bot_app
+    s.wiki.watchlist_page, s.wiki.shutoff_page = f"User:{bot}/Watchlist", f"User:{bot}/Shutoff"
+    s.wiki.put_throttle, s.wiki.max_wait = 0.0, 30.0
+    s.posting.max_per_page_per_week, s.posting.max_per_wiki_per_day = 1000, 100000
+    s.search.corpus_dir, s.search.window_days = str(news), 30
+    s.state.path = str(scratch / "state.sqlite")
+    config = scratch / "winellbot.toml"
+    config.write_text(dump_settings(s), encoding="utf-8")
+    targets = {name: f"Talk:{name}" for name in opted} | {name: f"{s.wiki.queue}/{name}" for name in listed}
+    return config, names, targets
+
+
+def _run(wiki, scratch: Path, root: Path, args) -> int:
+    rng = random.Random(args.seed)
+    config, names, targets = _setup(wiki, scratch, args.pages)
+    env = dict(os.environ, WINELLBOT_BOT_PASSWORD=wiki.credentials.bot_password, PYTHONUNBUFFERED="1")
+    cmd = [sys.executable, "-m", "winellbot.cli", "once", "--force", "--config", str(config)]
+    crashes: list[str] = []
+
+    def start():
+        return subprocess.Popen(cmd, cwd=root, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    def finish(proc, refusal_ok: bool = False) -> str:
+        out, err = proc.communicate(timeout=900)
+        refused = proc.returncode == 1 and "refusing to start a second one" in err
+        if "Traceback" in out + err or not (proc.returncode == 0 or (refusal_ok and refused)):
+            crashes.append(f"exit {proc.returncode}: {err.strip()[-300:]}")
+        return "refused" if refused else "ran"
+
+    began = full = time.monotonic()
+    finish(start())  # one whole cycle, to learn how long one takes
+    cycle = time.monotonic() - full
+    print(f"set-up: {args.pages} towns; one whole cycle takes {cycle:.1f} s")
+    killed_at = []
+    for _ in range(args.kills):
+        proc = start()
+        moment = rng.uniform(0.5, max(1.0, cycle))
+        time.sleep(moment)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        killed_at.append(round(moment, 1))
+    for _ in range(2):
+        finish(start())
+    print(f"{args.kills} SIGKILLs at {sorted(killed_at)} s, then 2 whole runs")
+    outcomes: Counter = Counter()
+    for _ in range(args.pairs):
+        pair = [start(), start()]
+        outcomes[" + ".join(sorted(finish(p, refusal_ok=True) for p in pair))] += 1
+    print(f"{args.pairs} pairs of jobs started together: " + ", ".join(f"{k} {n}" for k, n in outcomes.items()))
+    return _report(wiki, config, targets, crashes, time.monotonic() - began)
+
+
+def _report(wiki, config: Path, targets: dict, crashes: list[str], seconds: float) -> int:
+    import pywikibot
+
+    from winellbot.config import load_settings
+    from winellbot.wiki.render import _START
+    from winellbot.wiki.site import connect
+
+    s = load_settings(config)
+    creds = wiki.credentials
+    site = connect(wiki.api_url, creds.bot_user, creds.bot_password, app=creds.bot_app, throttle=0)
+    on_wiki: Counter = Counter()
+    for target in set(targets.values()):
+        page = pywikibot.Page(site, target)
+        if page.exists():
+            on_wiki.update(_START.findall(page.text))
+    duplicates = sum(n - 1 for n in on_wiki.values() if n > 1)
+    db = sqlite3.connect(s.state.path)
+    rows = db.execute("select id, status from suggestions").fetchall()
+    posted = {sid for sid, status in rows if status in ("posted", "accepted", "rejected", "withdrawn")}
+    lost = [sid for sid, status in rows if status == "proposed"] + [sid for sid in posted if sid not in on_wiki]
+    integrity = db.execute("PRAGMA integrity_check").fetchone()[0]
+    killed = db.execute("select count(*) from runs where status = 'killed'").fetchone()[0]
+    print(f"suggestions found {len(rows)}, posted {len(posted)}, ids on the wiki {len(on_wiki)} "
+          f"on {len(set(targets.values()))} pages")
+    print(f"duplicate ids on the wiki: {duplicates}")
+    print(f"suggestions lost: {len(lost)}")
+    print(f"crashes: {len(crashes)}" + "".join(f"\n  {c}" for c in crashes[:5]))
+    print(f"runs marked killed: {killed}")
+    print(f"PRAGMA integrity_check: {integrity}")
+    print(f"took {seconds:.0f} s")
+    ok = duplicates == 0 and not lost and not crashes and integrity == "ok" and len(on_wiki) > 0
+    print("result: " + ("all held" if ok else "FAILED"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,173 @@
+"""Subject: a passage is proposed for an article only when it is about the article's subject.
+
+A news page about one town says nothing about its neighbour, however alike their articles read.
+The passage counts as about the subject when the subject is named, or unambiguously referred to,
+in its immediate context: the document's headline (which frames every sentence of a page about
+one thing), or the passage itself and the sentences just before it in its document (where "the
+club" or "she" gets its meaning). Blocked: a passage on a page headlined about something else
+("Lanternfall Festival moves to October") that names that other thing, counting the headline,
+at least as often as the subject (a festival's news is not its host town's); and a passage that
+never names the subject but names something else (a bakery contest in Dunmere, for a football
+club), or whose source lost its case, so that its names cannot be told apart. A passage that
+names nothing at all is let through: nothing says it is about anything else.
+
+The subject's names come from the article: its title without a disambiguation ("Mercury
+(planet)" -> "Mercury") or a trailing topic ("Norwich City F.C. in international football" ->
+"Norwich"), the names bolded in its lead, and each distinctive word of those (a capitalised word
+that is not a generic part of names such as "City", "Club" or "Festival"). Matching is on folded
+words, so sources that lost their case and punctuation match too.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from winellbot.gates.base import Gate
+from winellbot.gates.textnorm import STOP_WORDS, words
+from winellbot.models import Article, GateFinding, Suggestion
+
+# Parts of names that name nothing on their own.
+GENERIC = frozenset("""
+new old north south east west northern southern eastern western upper lower great little saint st
+united city town village county state states province district region national international royal
+republic kingdom empire university college school academy institute club football soccer association
+athletic athletics sports sporting rovers wanderers rangers team company corporation group holdings
+inc ltd limited plc llc co fc afc cf sc festival river lake mount mountain island islands park street
+road station airport church cathedral museum hospital party league cup championship championships
+season series film album song band railway line list history politics people war battle election
+elections general prime minister president king queen prince princess lord sir lady duke earl
+department ministry council government act bill award awards prize world olympics games tournament
+open grand prix centre center house hall tower bridge castle palace square international
+robotics technologies technology systems software media records entertainment studios pictures airlines
+airways motors energy bank foundation trust society press publishing network communications industries
+enterprises partners capital labs arts literary authority agency commission committee service services
+museum gallery theatre theater orchestra choir review magazine news times post herald journal
+""".split())
+_CALENDAR = frozenset("""january february march april june july august september october november december
+monday tuesday wednesday thursday friday saturday sunday""".split())
+_DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")
+_TOPIC = re.compile(r"\s+(?:in|at|of|and|during|since|from|on|by)\s+\S.*$")
+_YEAR = re.compile(r"^\d{4}(?:[–-]\d{2,4})?\s+|\s+\d{4}(?:[–-]\d{2,4})?$")
+_BOLD = re.compile(r"'''+([^'\n]{2,80}?)'''+")
+
+
+def subject_names(article: Article) -> tuple[tuple[str, ...], ...]:
+    """The subject's names as folded word sequences, longest first."""
+    return _names(article.title, _lead_wikitext(article))
+
+
+def _lead_wikitext(article: Article) -> str:
+    lead = next((s for s in article.sections if s.level == 0), None)
+    return "\n".join(p.wikitext for p in lead.paragraphs[:2]) if lead is not None else ""
+
+
+@lru_cache(maxsize=256)
+def _names(title: str, lead: str) -> tuple[tuple[str, ...], ...]:
+    base = _DISAMBIGUATION.sub("", title).strip()
+    forms = {title, base, _TOPIC.sub("", base)} | {m.group(1).strip() for m in _BOLD.finditer(lead)}
+    forms |= {_YEAR.sub("", f).strip() for f in forms}  # "2023 PGA Championship" -> "PGA Championship"
+    names: set[tuple[str, ...]] = set()
+    for form in forms:
+        tokens = tuple(words(form))
+        if tokens:
+            names.add(tokens)
+        # Its first distinctive word ("Norvane" Robotics) and its last (Maria "Olsen") stand for it.
+        found = [w for w in re.findall(r"[^\W\d_][\w'’.-]*", form) if _distinctive(w)]
+        names.update((tuple(words(w))) for w in found[:1] + found[-1:])
+        initials = "".join(w[0] for w in re.findall(r"[^\W\d_]+", form) if w[0].isupper()).lower()
+        if len(initials) >= 3:  # "Major League Baseball" -> "MLB", "Anti-Red Tape Authority" -> "ARTA"
+            names.add((initials,))
+    return tuple(sorted(names, key=len, reverse=True))
+
+
+def _distinctive(word: str) -> bool:
+    """A capitalised word of four letters or more, or an acronym ("PGA"), that is no generic part of names."""
+    token = words(word)
+    if len(token) != 1 or token[0] in GENERIC or token[0] in STOP_WORDS or token[0] in _CALENDAR:
+        return False
+    return (word.isupper() and len(token[0]) >= 2) or (word[:1].isupper() and len(token[0]) >= 4)
+
+
+def names_in(tokens: list[str], names: tuple[tuple[str, ...], ...]) -> bool:
+    """Whether any name occurs, as whole words, in the folded ``tokens``."""
+    return mentions(tokens, names) > 0
+
+
+def mentions(tokens: list[str], names: tuple[tuple[str, ...], ...]) -> int:
+    """How many times ``names`` (longest first) occur in ``tokens``, without overlaps."""
+    count, i = 0, 0
+    while i < len(tokens):
+        hit = next((n for n in names if tuple(tokens[i:i + len(n)]) == n), None)
+        count, i = (count + 1, i + len(hit)) if hit else (count, i + 1)
+    return count
+
+
+def headline_subjects(title: str, text: str, names: tuple[tuple[str, ...], ...]) -> list[str]:
+    """The names in a headline that are not the subject's: distinctive capitalised words that the
+    page's own text writes capitalised more often than not (a headline capitalises any word)."""
+    own = {token for name in names for token in name}
+    out = []
+    for word in re.findall(r"[^\W\d_][\w'’.-]*", title):
+        token = words(word)
+        if not _distinctive(word) or token[0] in own:
+            continue
+        capital = len(re.findall(rf"\b{re.escape(word[:1].upper() + word[1:])}\b", text))
+        lower = len(re.findall(rf"\b{re.escape(word.lower())}\b", text))
+        if capital > lower:
+            out.append(token[0])
+    return out
+
+
+def context_tokens(passage: str, document: str, before: int) -> list[str] | None:
+    """The passage's words with up to ``before`` words of its document in front of it; None when
+    the passage cannot be found in the document (only the passage then counts)."""
+    doc, quote = words(document), words(passage)
+    if not quote or len(doc) < len(quote):
+        return None
+    probe = quote[: min(6, len(quote))]
+    first = probe[0]
+    for i, token in enumerate(doc):
+        if token == first and doc[i:i + len(probe)] == probe:
+            return doc[max(0, i - before): i + len(quote)]
+    return None
+
+
+class SubjectGate(Gate):
+    """Blocks a suggestion whose passage, nearby sentences and headline never name the subject."""
+
+    name = "subject"
+
+    def __init__(self, *, before: int = 50) -> None:
+        self.before = before  # words of the document before the passage: about two sentences
+
+    def check(self, article: Article, suggestion: Suggestion) -> list[GateFinding]:
+        names = subject_names(article)
+        if not names:
+            return []
+        doc = suggestion.update.document
+        if names_in(words(doc.title or ""), names):
+            return []  # the headline names the subject: its page is about it
+        passage = suggestion.update.quote or suggestion.update.text
+        context = context_tokens(passage, doc.text, self.before) or words(passage)
+        ours = mentions(context, names)
+        # The headline's own mention counts too: "its" and "the company" in its page refer to it.
+        rivals = {r: 1 + mentions(context, ((r,),)) for r in headline_subjects(doc.title or "", doc.text, names)}
+        rival = max(rivals, key=rivals.get, default="")
+        if rival and rivals[rival] >= ours:
+            return [self.finding("block", f"not about {article.title}: the source's headline is about {rival!r}, "
+                                          "which the passage names as often as the subject or more")]
+        if ours:
+            return []
+        others = _other_names(passage, names)
+        if others or passage == passage.lower():  # about someone else, or a source that hides its names
+            about = f" (it names {', '.join(others[:3])})" if others else ""
+            return [self.finding("block", f"not about {article.title}: neither the passage, the sentences before "
+                                          f"it nor the source's headline name the subject{about}")]
+        return []  # names nothing at all: nothing says it is about anything else
+
+
+def _other_names(passage: str, names: tuple[tuple[str, ...], ...]) -> list[str]:
+    from winellbot.gates.support import proper_names
+
+    own = {token for name in names for token in name}
+    return [n for n in proper_names(passage) if _distinctive(n) and not set(words(n)) <= own]
