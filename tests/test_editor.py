@@ -246,3 +246,52 @@ def test_config_local_editor_uses_the_adapter_in_both_pipelines(tmp_path):
         settings.llm.base_url = server.base_url
         pipeline = factory.build_pipeline(settings)
     assert isinstance(pipeline.editor, LocalEditor) and pipeline.editor.client.backend.model_dir == tmp_path
+
+
+def test_evaluate_adds_the_papers_model_annotation(tmp_path, capsys):
+    """Key and commentary words by the model, then its judgment, beside the lexical figures."""
+    def reply(received):
+        system, user = received.messages[0]["content"], received.messages[-1]["content"]
+        if "commentary words" in system:
+            return json.dumps({"key_words": ["3 May 2024", "3,000 vehicles"],
+                               "commentary_words": ["costly spectacle"]})
+        elements = [line.split(". ", 1)[1] for line in user.split("\n\nParagraph:")[0].splitlines()[1:]]
+        paragraph = user.split("Paragraph:\n", 1)[1]
+        return json.dumps({"judgments": [{"element": e, "thought": "", "mentioned": e in paragraph}
+                                         for e in elements]})
+
+    examples = write_examples(tmp_path / "ex.jsonl", [BRIDGE])
+    predictions = tmp_path / "pred.jsonl"
+    predictions.write_text(json.dumps({"id": "hand-1", "edited": BRIDGE.original + " It opened on 3 May 2024."}))
+    with ScriptedOpenAI(reply) as server:
+        config = tmp_path / "winellbot.toml"
+        config.write_text(f'[llm]\nbase_url = "{server.base_url}"\nmodel = "judge"\n'
+                          f'[state]\npath = "{tmp_path / "state.sqlite"}"\n')
+        assert cli.main(["editor", "evaluate", examples, str(predictions), "--model-annotation",
+                         "--config", str(config), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows[str(predictions)]["model_key_facts"] == 0.5 and rows[str(predictions)]["model_commentary"] == 0.0
+    assert rows["human edit (target)"]["model_key_facts"] == 1.0 and rows["no change"]["model_key_facts"] == 0.0
+
+
+def test_the_shipped_editor_works_after_the_readme_setup(tmp_path):
+    """`winellbot editor apply` with no --model uses the adapter in winellbot/data/editor on the bundled base."""
+    pytest.importorskip("peft")
+    pytest.importorskip("gguf")
+    from winellbot.bundled import ModelMissing, smollm2_gguf
+    from winellbot.editor.predict import shipped_editor
+
+    try:
+        smollm2_gguf()
+    except ModelMissing:
+        pytest.skip("the bundled SmolLM2 is not installed (bash scripts/setup.sh installs it)")
+    adapter = shipped_editor()
+    assert (adapter / "adapter_model.safetensors").stat().st_size <= 20 * 2**20
+    assert json.loads((adapter / "editor.json").read_text())["base"] == "smollm2"
+    assert "dev examples" in (adapter / "README.md").read_text()
+    examples = write_examples(tmp_path / "ex.jsonl", [BRIDGE])
+    out = tmp_path / "pred.jsonl"
+    assert cli.main(["editor", "apply", examples, "--output", str(out), "--no-progress"]) == 0
+    edited = json.loads(out.read_text())["edited"]
+    assert score_edit(BRIDGE, edited).preserved == 1.0  # a short edit never drops a word of the paragraph
+    assert edited.startswith("Work on the bridge began in 2020.")

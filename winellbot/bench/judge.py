@@ -63,10 +63,13 @@ class ModelJudge:
         """Share of the fact's atomic facts that ``suggestion`` mentions (0 for an empty suggestion)."""
         if not suggestion.strip():
             return 0.0
-        elements = self.atomic_facts(fact)
-        listing = "\n".join(f"{i}. {e}" for i, e in enumerate(elements, 1))
-        user = f"Elements:\n{listing}\n\nParagraph:\n{suggestion}"
-        reply = self.client.ask("judge", (Message("system", JUDGE), Message("user", user)), Judgments,
-                                model=self.model)
-        verdicts = [j.mentioned for j in reply.judgments[: len(elements)]]
-        return sum(verdicts) / len(elements)
+        return mentioned_share(self.client, self.atomic_facts(fact), suggestion, model=self.model)
+
+
+def mentioned_share(client, elements: list[str], paragraph: str, *, model: str = "") -> float:
+    """The paper's judgment: the share of ``elements`` that ``paragraph`` mentions, asked in one call."""
+    listing = "\n".join(f"{i}. {e}" for i, e in enumerate(elements, 1))
+    user = f"Elements:\n{listing}\n\nParagraph:\n{paragraph}"
+    reply = client.ask("judge", (Message("system", JUDGE), Message("user", user)), Judgments, model=model)
+    verdicts = [j.mentioned for j in reply.judgments[: len(elements)]]
+    return sum(verdicts) / len(elements)

@@ -23,7 +23,7 @@ def validation_figures(adapter: Path, examples: list) -> dict[str, dict]:
 
 
 def write_card(result, config, *, data: list[str], command: str, examples: list, dropped: Counter,
-               validation: list) -> Path:
+               validation: list, note: str = "") -> Path:
     """Write README.md (and figures.json when there is a validation set) beside the adapter."""
     output = Path(config.output)
     rows = validation_figures(output, validation) if validation else {}
@@ -43,6 +43,7 @@ def write_card(result, config, *, data: list[str], command: str, examples: list,
         f"{result.examples} training pair(s) from {len({e.article for e in examples})} article(s) "
         f"({', '.join(f'{k}: {v}' for k, v in sources.items())}); {result.skipped} example(s) without a "
         "whole-sentence insertion skipped.",
+        *([note] if note else []),
         "Filtered out before training (the source shares the sentence's words without stating it): "
         + (", ".join(f"{why}: {n}" for why, n in dropped.items()) or "none") + ".",
         "",

@@ -38,6 +38,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     t.add_argument("--grad-accum", type=int, default=8)
     t.add_argument("--batch-size", type=int, default=1)
     t.add_argument("--save-steps", type=int, default=50)
+    t.add_argument("--note", default="", help="a line on the data's provenance and licence for the model card")
     t.add_argument("--no-filter", action="store_true", help="keep examples whose source does not truly support them")
     t.add_argument("--resume", action="store_true", help="continue from the last checkpoint in DIR")
     t.add_argument("--no-progress", action="store_true")
@@ -140,11 +141,13 @@ def _train(args) -> int:
     result = train(examples, config)
     print(f"loss on a sample of training pairs: {result.loss_before:.3f} -> {result.loss_after:.3f} "
           f"({result.steps} steps)")
+    if not result.main:
+        return 0
     validation = held
     if args.validation:
         validation = load_examples(args.validation)
     path = write_card(result, config, data=args.data, command="winellbot editor " + shlex.join(sys.argv[2:]),
-                      examples=examples, dropped=dropped, validation=validation)
+                      examples=examples, dropped=dropped, validation=validation, note=args.note)
     print(f"wrote {path}")
     return 0
 

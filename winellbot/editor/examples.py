@@ -36,18 +36,14 @@ class EditTask:
 
 
 @dataclass(frozen=True)
-class EditorExample:
+class EditorExample(EditTask):
     """A whole example, target included (for training and scoring only)."""
 
-    id: str
-    title: str
-    section_path: tuple[str, ...]
-    original: str
-    source: Source
-    target: str
+    target: str = ""
     meta: dict = field(default_factory=dict, compare=False)
 
     def task(self) -> EditTask:
+        """The example as an editor may see it (a plain :class:`EditTask`: no target field at all)."""
         return EditTask(self.id, self.title, self.section_path, self.original, self.source)
 
     @property

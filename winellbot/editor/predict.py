@@ -18,12 +18,13 @@ from collections import Counter
 from pathlib import Path
 
 from winellbot.editor.examples import EditTask
-from winellbot.editor.shortedit import apply_edit, parse_answer, prompt_messages
+from winellbot.editor.shortedit import PROMPT, apply_edit, parse_answer, prompt_messages
 from winellbot.errors import ModelError
+from winellbot.llm.prompts import load_prompt
 from winellbot.text import content_tokens, split_sentences
 
 SHORT_EDIT_TOKENS = 96  # one sentence; a reply cut here is still parsed
-PARAGRAPH_TOKENS = 384
+PARAGRAPH_TOKENS = 256
 CHUNK_WORDS = 30  # pages that lost their punctuation are cut into pieces of this many words
 
 
@@ -93,7 +94,8 @@ class ShortEditPredictor(Predictor):
 
     def predict(self, task: EditTask) -> str:
         try:
-            reply = self.client.ask_text("editor", prompt_messages(task), max_tokens=self.max_tokens)
+            reply = self.client.ask_text("editor", prompt_messages(task), max_tokens=self.max_tokens,
+                                         version=load_prompt(PROMPT).version)
         except ModelError:
             self.outcomes["model error"] += 1
             return task.original
@@ -116,13 +118,14 @@ class ParagraphPredictor(Predictor):
         self.max_tokens = max_tokens
 
     def predict(self, task: EditTask) -> str:
-        from winellbot.llm.prompts import load_prompt
         from winellbot.pipeline.agent_edit import clean_reply
 
         news = " ".join(task.source.text.split()[:220])
-        messages = load_prompt("editor").render(paragraph=task.original, news=news)
+        prompt = load_prompt("editor")
+        messages = prompt.render(paragraph=task.original, news=news)
         try:
-            reply = clean_reply(self.client.ask_text("editor", messages, max_tokens=self.max_tokens))
+            reply = clean_reply(self.client.ask_text("editor", messages, max_tokens=self.max_tokens,
+                                                     version=prompt.version), task.original)
         except ModelError:
             self.outcomes["model error"] += 1
             return task.original

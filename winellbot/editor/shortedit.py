@@ -18,8 +18,8 @@ from winellbot.llm.prompts import load_prompt
 from winellbot.text import split_sentences, words
 
 PROMPT = "local_editor"
-SOURCE_WORDS = 220
-SENTENCE_WORDS = 60
+SOURCE_WORDS = 170
+SENTENCE_WORDS = 30
 _ANSWER = re.compile(r"^\s*after\s*(?:sentence\s*)?\[?(\d+)\]?\s*[:.)-]\s*(.+)", re.IGNORECASE | re.DOTALL)
 # Tokens standing for masked markup ([R1], [T2], [C3]: see pipeline/agent_edit.mask): they stay
 # with the sentence before them.

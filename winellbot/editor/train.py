@@ -55,6 +55,7 @@ class TrainResult:
     loss_before: float
     loss_after: float
     log: list = field(default_factory=list)
+    main: bool = True  # False in the other processes of a multi-GPU run (they write nothing)
 
 
 def encode(tokenizer, messages, answer: str, max_length: int) -> dict:
@@ -156,7 +157,7 @@ def train(examples: list[EditorExample], config: TrainConfig) -> TrainResult:
                 "dtype": dtype or "float32"}
         (output / EDITOR_FILE).write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
     return TrainResult(output, len(rows), skipped, trainer.state.global_step, before, after,
-                       [h for h in trainer.state.log_history if "loss" in h])
+                       [h for h in trainer.state.log_history if "loss" in h], trainer.is_world_process_zero())
 
 
 def _warmup(rows: list, config: TrainConfig) -> int:

@@ -52,8 +52,7 @@ def _base_location(spec: str | Path) -> tuple[str, dict]:
     if str(spec) == BUNDLED:
         from winellbot.bundled import smollm2_gguf
 
-        gguf = smollm2_gguf()
-        return str(gguf.parent), {"gguf_file": gguf.name}
+        spec = smollm2_gguf()
     path = Path(spec)
     if path.suffix == ".gguf":
         if not path.is_file():
@@ -89,6 +88,12 @@ def load_model(spec: str | Path, *, dtype: str | None = None, merge: bool = True
         base = adapter / base  # a base given relative to the adapter folder
     folder, extra = _base_location(base)
     kwargs = {"local_files_only": True, **extra}
+    if "gguf_file" in extra:
+        # Unpacked once into ordinary dense weights: left packed, transformers dequantises the
+        # blocks again in every matmul (about 5x slower here), and peft cannot train or merge them.
+        from transformers import GgufConfig
+
+        kwargs["quantization_config"] = GgufConfig(dequantize=True)
     if dtype:
         kwargs["dtype"] = getattr(torch, dtype)
     try:
@@ -101,6 +106,8 @@ def load_model(spec: str | Path, *, dtype: str | None = None, merge: bool = True
         if getattr(model, name, None) is not None:
             setattr(model, name, None)
     model.is_quantized = False
+    if dtype:  # a GGUF base is dequantised to float32 whatever dtype was asked for
+        model = model.to(getattr(torch, dtype))
     if adapter:
         from peft import PeftModel
 
