@@ -230,22 +230,30 @@ def test_local_editor_refuses_unfaithful_sentences(reply, reason):
     assert edit.new_paragraph == f"{PARA_WIKITEXT} {UPDATE.text}{cite_news(CITE)}"
 
 
-def test_config_local_editor_uses_the_adapter_in_both_pipelines(tmp_path):
+def test_config_local_editor_uses_the_adapter_in_both_pipelines(tiny, tmp_path):
     from winellbot import factory
     from winellbot.config import load_settings
     from winellbot.editor.predict import shipped_editor
+    from winellbot.errors import ConfigError
     from winellbot.pipeline.local_edit import LocalEditor
 
     settings = load_settings(overrides={"llm": {"editor_backend": "local"}})
-    pipeline = factory.build_pipeline(settings)
-    assert isinstance(pipeline.editor, LocalEditor)
-    assert pipeline.editor.client.backend.model_dir == shipped_editor()
-    settings = load_settings(overrides={"llm": {"editor_backend": "local", "editor_model_dir": str(tmp_path)},
+    if (shipped_editor() / "adapter_config.json").is_file():
+        pipeline = factory.build_pipeline(settings)
+        assert isinstance(pipeline.editor, LocalEditor)
+        assert pipeline.editor.client.backend.model_dir == shipped_editor()
+    else:  # nothing shipped: a clear error, never a silent append-only editor
+        with pytest.raises(ConfigError, match="no editor is shipped"):
+            factory.build_pipeline(settings)
+    with pytest.raises(ConfigError, match="no model or adapter"):
+        factory.build_pipeline(load_settings(overrides={"llm": {"editor_backend": "local",
+                                                                "editor_model_dir": str(tmp_path)}}))
+    settings = load_settings(overrides={"llm": {"editor_backend": "local", "editor_model_dir": str(tiny)},
                                         "pipeline": {"backend": "openai"}})
     with ScriptedOpenAI([]) as server:
         settings.llm.base_url = server.base_url
         pipeline = factory.build_pipeline(settings)
-    assert isinstance(pipeline.editor, LocalEditor) and pipeline.editor.client.backend.model_dir == tmp_path
+    assert isinstance(pipeline.editor, LocalEditor) and pipeline.editor.client.backend.model_dir == tiny
 
 
 def test_evaluate_adds_the_papers_model_annotation(tmp_path, capsys):

@@ -178,10 +178,10 @@ def build_editor_client(settings: Settings, state: State | None, run_id: int | N
 
 def build_local_editor(settings: Settings, state: State | None, run_id: int | None = None):
     """The fine-tuned local editor: ``editor_model_dir``, else the adapter shipped with winellbot."""
-    from winellbot.editor.predict import local_client, shipped_editor
+    from winellbot.editor.predict import editor_model, local_client
     from winellbot.pipeline.local_edit import LocalEditor
 
-    return LocalEditor(local_client(settings.llm.editor_model_dir or shipped_editor(), state=state, run_id=run_id))
+    return LocalEditor(local_client(editor_model(settings.llm.editor_model_dir or None), state=state, run_id=run_id))
 
 
 def build_gates(settings: Settings, state: State | None, client=None):

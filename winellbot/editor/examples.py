@@ -66,18 +66,22 @@ def _source(data: dict) -> Source:
     return Source(url=src.get("url") or "", title=src.get("title") or "", text=src.get("text") or "")
 
 
-def _lines(path: str | Path) -> Iterator[tuple[int, dict]]:
+def _json_lines(path: str | Path) -> Iterator[tuple[int, object]]:
+    """(line number, parsed JSON) of each non-blank line."""
     with Path(path).open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except ValueError as exc:
-                raise TaskError(f"{path}:{number}: not JSON: {exc}") from exc
-            if not isinstance(data, dict) or not isinstance(data.get("original"), str) or not data.get("id"):
-                raise TaskError(f"{path}:{number}: not a {FORMAT} example (id and original needed)")
-            yield number, data
+            if line.strip():
+                try:
+                    yield number, json.loads(line)
+                except ValueError as exc:
+                    raise TaskError(f"{path}:{number}: not JSON: {exc}") from exc
+
+
+def _lines(path: str | Path) -> Iterator[tuple[int, dict]]:
+    for number, data in _json_lines(path):
+        if not isinstance(data, dict) or not isinstance(data.get("original"), str) or not data.get("id"):
+            raise TaskError(f"{path}:{number}: not a {FORMAT} example (id and original needed)")
+        yield number, data
 
 
 def load_tasks(path: str | Path) -> list[EditTask]:
@@ -120,15 +124,11 @@ def write_jsonl(rows: Iterable[dict], path: str | Path) -> int:
 def load_predictions(path: str | Path) -> dict[str, str]:
     """``{"id", "edited"}`` lines as a dict id -> edited paragraph."""
     out: dict[str, str] = {}
-    with Path(path).open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-                out[str(data["id"])] = str(data["edited"])
-            except (ValueError, KeyError, TypeError) as exc:
-                raise TaskError(f"{path}:{number}: not a prediction line: {exc}") from exc
+    for number, data in _json_lines(path):
+        try:
+            out[str(data["id"])] = str(data["edited"])
+        except (KeyError, TypeError) as exc:
+            raise TaskError(f"{path}:{number}: not a prediction line: {exc}") from exc
     return out
 
 

@@ -138,6 +138,20 @@ def shipped_editor() -> Path:
     return Path(__file__).resolve().parent.parent / "data" / "editor"
 
 
+def editor_model(model: str | Path | None) -> str | Path:
+    """``model``, or the shipped adapter; a clear error when neither is there (never a silent no-op)."""
+    from winellbot.errors import ConfigError
+
+    chosen = model or shipped_editor()
+    path = Path(chosen)
+    if str(chosen) != "smollm2" and path.suffix != ".gguf" and not (
+            (path / "adapter_config.json").is_file() or (path / "config.json").is_file()):
+        where = "no editor is shipped in winellbot/data/editor" if not model else f"no model or adapter in {path}"
+        raise ConfigError(f"{where}: train one with `winellbot editor train` (see the README) or name one "
+                          "with --model / [llm] editor_model_dir")
+    return chosen
+
+
 _BACKENDS: dict[str, object] = {}
 
 
@@ -167,4 +181,4 @@ def build_predictor(kind: str, model: str | None = None) -> Predictor:
         return AppendPassage()
     if kind == "zero-shot":
         return ParagraphPredictor(local_client(model or "smollm2"))
-    return ShortEditPredictor(local_client(model or shipped_editor()))
+    return ShortEditPredictor(local_client(editor_model(model)))
