@@ -99,6 +99,20 @@ def problems(page: lxml.html.HtmlElement) -> list[str]:
     return found
 
 
+def test_pages_linking_to_what_the_bot_created_are_fresh_at_the_first_view(demo):
+    """The user page links to the queue, which the bot creates after the page was rendered; the demo's
+    wiki has no job runner and runs one job, picked at random, per page view: the demo runs them all (else the
+    link stays red until a view happens to run its job).
+    First in this module: any view before it would run some of the jobs."""
+    _, _, base = demo
+    stats = requests.get(f"{base}/api.php", params={"action": "query", "meta": "siteinfo", "siprop": "statistics",
+                                                    "format": "json"}, timeout=30).json()
+    assert stats["query"]["statistics"]["jobs"] == 0, "the demo left MediaWiki's job queue unrun"
+    page = served(base, f"User:{BOT}")
+    assert page.xpath(f'//a[@title="User:{BOT}/Queue"]')
+    assert not page.xpath('//a[contains(concat(" ", @class, " "), " new ")]/@title')
+
+
 def test_demo_posts_to_opted_in_talk_pages_and_the_queue_and_never_edits_articles(demo):
     _, out, base = demo
     for a in ARTICLES:

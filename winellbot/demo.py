@@ -78,6 +78,9 @@ def demo_main(args) -> int:
     with commands.job_state(settings) as state:  # one job at a time on the demo's state too
         bot = commands.build_bot(settings, state)
         report = bot.run(force=True)
+    # A wiki's job runner re-renders the pages that link to pages the bot created (the queue);
+    # the demo's wiki has none, so its pages would show those links red until enough views ran the jobs.
+    wiki.run_jobs()
     commands.print_report(report)
     _print_pages(wiki, settings, report, stop_command(args.dir))
     return 0 if not report.counter["errors"] and not report.stopped else 1
