@@ -6,6 +6,7 @@ import json
 import pytest
 from scripted_openai import ScriptedOpenAI, server_error
 
+from winellbot.errors import BudgetExceeded
 from winellbot.gates import default_gates
 from winellbot.gates.judge import SupportJudge, quote_in_source
 from winellbot.llm.client import ModelClient
@@ -77,6 +78,20 @@ def test_failing_model_holds_the_suggestion():
     with ScriptedOpenAI([server_error(500)] * 12) as server:
         findings = judge_for(server).check(ARTICLE, make("The east wing will close."))
     assert [f.severity for f in findings] == ["hold"]
+
+
+def test_a_spent_budget_leaves_the_chain_instead_of_holding_the_suggestion_for_good():
+    """A hold would be recorded and never judged again; the budget error ends the cycle instead,
+    and the page (not counted as checked) is judged in the next one."""
+    with ScriptedOpenAI([verdict("supported", "close its east wing for eighteen months")] * 2) as server:
+        backend = OpenAIBackend(server.base_url, "k", "m", sleep=lambda s: None)
+        client = ModelClient(backend, cache=False, token_budget=1)
+        chain = default_gates(client=client)
+        suggestions = [make("The east wing will close for eighteen months."),
+                       make("The museum's east wing closes for eighteen months.")]
+        with pytest.raises(BudgetExceeded):
+            chain.check(ARTICLE, suggestions)
+        assert len(server.requests) == 1, "the first judgment spent the budget; the second was not asked"
 
 
 def test_malformed_verdict_is_retried_then_used():

@@ -10,7 +10,9 @@ A :class:`Gate` looks at one suggestion (and the article it is for) and returns
 
 :class:`GateChain` runs the gates in order and attaches the findings to each
 suggestion; :meth:`Suggestion.blocked` then tells the poster what to skip. A gate
-that fails with an exception holds the suggestion: nothing is posted unchecked.
+that fails with an exception holds the suggestion: nothing is posted unchecked. A spent token
+budget is not a failure of the suggestion: it leaves the chain and ends the cycle, so the page is
+checked again in full (and its suggestion judged) in the next one.
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 
-from winellbot.errors import ConfigError
+from winellbot.errors import BudgetExceeded, ConfigError
 from winellbot.models import Article, GateFinding, Severity, Suggestion
 
 log = logging.getLogger(__name__)
@@ -61,6 +63,8 @@ class GateChain:
         for gate in self.gates:
             try:
                 findings.extend(gate.check(article, suggestion))
+            except BudgetExceeded:
+                raise
             except Exception as exc:  # one broken gate must not let a suggestion through unchecked
                 log.warning("gate %s failed on %s: %s", gate.name, suggestion.id, exc)
                 findings.append(GateFinding(gate.name, "hold", f"the {gate.name} check failed ({exc}); held"))

@@ -8,7 +8,9 @@ The judge answers one of three verdicts with the passage it relied on:
 
 The judge's quote must itself be in the source (folded words, most of them in
 one run); a quote the source does not contain is not trusted and the
-suggestion is held. A failed model call holds the suggestion too.
+suggestion is held. A failed model call holds the suggestion too; a spent token budget does not:
+it ends the cycle before the page counts as checked, so the suggestion is judged in the next one
+(a hold would keep it from ever being checked again).
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from typing import Literal
 
 import pydantic
 
-from winellbot.errors import ModelError
+from winellbot.errors import BudgetExceeded, ModelError
 from winellbot.gates.base import Gate
 from winellbot.gates.copying import overlap
 from winellbot.gates.textnorm import strip_markup, words
@@ -80,6 +82,8 @@ class SupportJudge(Gate):
         try:
             reply = self.client.ask("judge", [Message("system", SYSTEM), Message("user", user)],
                                     SupportVerdict, model=self.model, max_tokens=400)
+        except BudgetExceeded:
+            raise
         except ModelError as exc:
             return [self.finding("hold", f"the support judge could not answer ({exc}); held")]
         return self._findings(reply, "\n".join((doc.text, suggestion.update.quote)))
