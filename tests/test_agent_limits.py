@@ -5,14 +5,20 @@ The model is the scripted OpenAI-compatible server; the stages and the client ar
 from __future__ import annotations
 
 import json
+import re
+
+import pydantic
+import pytest
 
 from scripted_openai import ScriptedOpenAI
-from test_agent import ARTICLE, CITE, MONACO, PARA_WIKITEXT, Script, edit_with, run, update
+from test_agent import ARTICLE, CITE, MONACO, PARA_WIKITEXT, RESERVE, Script, edit_with, run, update
 
 from winellbot.article import parse_article
 from winellbot.llm.prompts import estimate_tokens, load_prompt
 from winellbot.models import Document
-from winellbot.pipeline.agent_common import outline_within
+from winellbot.pipeline.agent_common import REPLY_CHARS_PER_TOKEN, outline_within, reply_tokens
+from winellbot.pipeline.agent_extract import MAX_UPDATES, ExtractedUpdate, ExtractReply, verdict_schema
+from winellbot.pipeline.agent_navigate import MAX_CRITERIA, CriteriaReply, QueryReply, criteria_schema
 from winellbot.pipeline.agent_edit import cite_news, clean_reply
 from winellbot.state.db import State
 
@@ -123,4 +129,63 @@ def test_prompts_carry_a_worked_example_the_field_descriptions_and_limits():
         if fields and name != "criteria":
             json.loads(example[: example.rindex("}") + 1])  # the example reply is valid JSON
         assert prompt.input_tokens > prompt.output_tokens > 0
-        assert prompt.version.endswith("-2")
+        assert re.fullmatch(rf"{name}-[2-9]", prompt.version)
+
+
+def test_every_reply_schema_is_bounded_and_its_longest_reply_fits_the_stage_limit():
+    """llama.cpp lets a model that repeats itself run to the schema's bounds: such a reply must
+    still end as valid JSON within the stage's limit (eight looping updates were cut at 500 tokens)."""
+    bounds = {"extractor": reply_tokens(ExtractReply), "navigator_query": reply_tokens(QueryReply),
+              "aggregator": max(reply_tokens(verdict_schema(tuple(f"K{i}" for i in range(n)))) for n in range(9)),
+              "criteria": reply_tokens(criteria_schema(100))}
+    for name, bound in bounds.items():
+        assert bound <= load_prompt(name).output_tokens, (name, bound)
+    # the longest reply really is that long: every string at its bound, every list full
+    longest = ExtractReply(updates=[ExtractedUpdate(fact="f" * 200, section="s" * 80, quote="q" * 200,
+                                                    event_date="2025-01-01", reason="r" * 80)] * MAX_UPDATES)
+    assert len(longest.model_dump_json()) / REPLY_CHARS_PER_TOKEN <= bounds["extractor"]
+    with pytest.raises(ValueError, match="reply.sections: a list without maxItems"):
+        reply_tokens(_Unbounded)
+    assert criteria_schema(3).model_json_schema()["properties"]["sections"]["maxItems"] == 3
+    assert criteria_schema(41).model_json_schema()["properties"]["sections"]["maxItems"] == MAX_CRITERIA
+
+
+class _Unbounded(pydantic.BaseModel):
+    sections: list[str]
+
+
+def test_the_criteria_request_allows_one_item_per_section_and_its_limit_holds_them():
+    """The grammar stops a looping model's list at the article's sections, and the request's
+    token limit holds that many items at their longest; a longer list keeps its first items."""
+    _, server, _ = run(Script(), [MONACO], max_iterations=1)
+    (req,) = [r for r in server.requests if r.stage == "criteria"]
+    sent = req.body["response_format"]["json_schema"]["schema"]
+    assert sent["properties"]["sections"]["maxItems"] == len(ARTICLE.sections) == 4
+    assert req.body["max_tokens"] == reply_tokens(criteria_schema(4))
+    looping = {"sections": [{"section": "Drivers", "criteria": "x" * 100}] * 9}
+    assert len(criteria_schema(4).model_validate(looping).sections) == 4
+
+
+def test_a_server_that_ignores_max_items_gets_its_first_updates_kept_not_a_re_ask():
+    """A server without a grammar may send more updates than the schema allows: the first three are
+    checked, with no second request."""
+    honest = update("Mara Quist won the Monaco sprint race on 24 May 2025.", "Results",
+                    "Mara Quist won the Monaco sprint race on 24 May 2025")
+    extra = update("The team won nine races in 2025.", "Results", "the team won nine races this year")  # not in it
+    result, server, _ = run(Script(extract=lambda req: [honest] + [extra] * 6), [MONACO], max_iterations=1)
+    assert server.stages().count("extractor") == 1
+    dropped = [e for e in result.errors if e.startswith("extractor: dropped")]
+    assert [d.update.text for d in result.decisions] == [honest["fact"]] and len(dropped) == 2
+
+
+def test_numbers_and_labels_a_model_chooses_are_enums_the_grammar_enforces():
+    """llama.cpp's grammar ignores minimum/maximum (a pick of result 2 of 1 failed to parse on
+    SmolLM2); an enum it enforces."""
+    extract = [update("Mara Quist won the Monaco sprint race on 24 May 2025.", "Results",
+                      "Mara Quist won the Monaco sprint race on 24 May 2025")]
+    _, server, _ = run(Script(extract=lambda req: extract), [MONACO, RESERVE], max_iterations=1)
+    schemas = {r.body["response_format"]["json_schema"]["name"]: r.body["response_format"]["json_schema"]["schema"]
+               for r in server.requests if "response_format" in r.body}
+    choice = schemas["Pick"]["properties"]["choice"]["anyOf"]
+    assert {"enum": [1, 2], "type": "integer"} in choice  # two unread results
+    assert schemas["Verdict"]["properties"]["importance"]["enum"] == [1, 2, 3, 4, 5]

@@ -7,6 +7,9 @@ import json
 import logging
 import re
 from dataclasses import dataclass, field
+from typing import Annotated
+
+from pydantic import BeforeValidator, Field
 
 from winellbot.llm.prompts import CHARS_PER_TOKEN, estimate_tokens
 from winellbot.models import Article, SectionPath
@@ -95,6 +98,57 @@ def bullet_list(lines: list[str], empty: str = "(none)") -> str:
 def fit(text: str, tokens: int) -> str:
     """``text`` cut to about ``tokens`` tokens (see :func:`estimate_tokens`)."""
     return clip(text, max(0, int(tokens * CHARS_PER_TOKEN)))
+
+
+# JSON replies of SmolLM2 measured 2.7 to 4.3 characters per token (short replies, dense in
+# punctuation, lowest); 2.5 keeps the bound above every one of them.
+REPLY_CHARS_PER_TOKEN = 2.5
+
+
+def at_most(item, n: int):
+    """A list type of at most ``n`` items of ``item``: ``maxItems`` in the schema sent to the server
+    (llama.cpp's grammar stops the list there), while a longer list from a server that does not
+    enforce the schema keeps its first ``n`` items instead of failing the reply."""
+    return Annotated[list[item], BeforeValidator(lambda v: v[:n] if isinstance(v, list) else v),
+                     Field(max_length=n)]
+
+
+def reply_tokens(schema) -> int:
+    """An upper estimate of the tokens in the longest reply ``schema`` allows.
+
+    A server that constrains decoding by the schema (llama.cpp) lets a small model that repeats
+    itself run on to the schema's bounds (every string at its ``maxLength``, every list at its
+    ``maxItems``); a stage's token limit at least this high means such a reply still ends as valid
+    JSON instead of being cut and asked again with the whole prompt. Every string and list in a
+    reply schema must be bounded (a ValueError names the one that is not).
+    """
+    js = schema.model_json_schema()
+    return int(_max_chars(js, js.get("$defs", {}), "reply") / REPLY_CHARS_PER_TOKEN) + 1
+
+
+def _max_chars(node: dict, defs: dict, where: str) -> int:
+    """The most characters of JSON (one space after each separator) that ``node`` allows."""
+    if "$ref" in node:
+        return _max_chars(defs[node["$ref"].rsplit("/", 1)[1]], defs, where)
+    if "anyOf" in node:
+        return max(_max_chars(n, defs, where) for n in node["anyOf"])
+    if "enum" in node or "const" in node:
+        return max(len(json.dumps(v)) for v in node.get("enum", [node.get("const")]))
+    kind = node.get("type")
+    if kind == "object":
+        return 2 + sum(len(json.dumps(k)) + 4 + _max_chars(v, defs, f"{where}.{k}")
+                       for k, v in node.get("properties", {}).items())
+    if kind == "array":
+        if "maxItems" not in node:
+            raise ValueError(f"{where}: a list without maxItems")
+        return 2 + node["maxItems"] * (_max_chars(node["items"], defs, f"{where}[]") + 2)
+    if kind == "string":
+        if "maxLength" not in node:
+            raise ValueError(f"{where}: a string without maxLength")
+        return node["maxLength"] + 2
+    if kind == "integer":
+        return max(len(str(node[b])) for b in ("minimum", "maximum")) if "maximum" in node else 20
+    return {"null": 4, "boolean": 5}.get(kind, 20)
 
 
 def schema_tokens(schema) -> int:

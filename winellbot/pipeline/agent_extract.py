@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Literal
+from typing import Literal, Optional
 
 from pydantic import BaseModel, Field, model_validator
 
@@ -20,6 +20,7 @@ from winellbot.llm.prompts import load_prompt
 from winellbot.models import Article, Decision, Document, SectionCriteria, Update
 from winellbot.pipeline.agent_common import (
     Journal,
+    at_most,
     bullet_list,
     clip,
     fence,
@@ -41,16 +42,22 @@ _INSTRUCTION = re.compile(
     re.IGNORECASE | re.DOTALL)
 
 
-class ExtractedUpdate(BaseModel):  # lengths bound as in agent_navigate
-    fact: str = Field(min_length=3, max_length=250, description="one neutral sentence stating the new fact, plain text")
-    section: str = Field(max_length=100, description="the section path exactly as listed")
-    quote: str = Field(max_length=300, description="a passage copied word for word from the document")
+class ExtractedUpdate(BaseModel):  # every string bounded: see reply_tokens
+    fact: str = Field(min_length=3, max_length=200, description="one neutral sentence stating the new fact, plain text")
+    section: str = Field(max_length=80, description="the section path exactly as listed")
+    quote: str = Field(max_length=200, description="the sentence or clause of the document that states the fact, "
+                                                   "copied word for word")
     event_date: str | None = Field(None, max_length=10, description="YYYY-MM-DD, YYYY-MM or YYYY; null if unknown")
-    reason: str = Field("", max_length=150)
+    reason: str = Field("", max_length=80)
+
+
+# Three facts per request: a document rarely holds more new ones, and a small model that repeats one
+# item fills whatever the list allows (eight items of a looping SmolLM2 ran to 600-725 tokens).
+MAX_UPDATES = 3
 
 
 class ExtractReply(BaseModel):
-    updates: list[ExtractedUpdate] = Field(max_length=8)
+    updates: at_most(ExtractedUpdate, MAX_UPDATES)  # type: ignore[valid-type]
 
 
 class LLMExtractor(Extractor):
@@ -61,7 +68,7 @@ class LLMExtractor(Extractor):
     """
 
     def __init__(self, client: ModelClient, *, model: str = "", journal: Journal | None = None,
-                 since: str | None = None, max_updates: int = 8, max_tokens: int | None = None) -> None:
+                 since: str | None = None, max_updates: int = MAX_UPDATES, max_tokens: int | None = None) -> None:
         self.client = client
         self.model = model
         self.journal = journal or Journal()
@@ -224,11 +231,14 @@ class LLMAggregator(Aggregator):
 def verdict_schema(labels: tuple[str, ...]) -> type[BaseModel]:
     """The aggregator's reply schema, with ``replaces`` limited to ``labels``."""
 
+    # enums, not ge/le or free strings: llama.cpp's grammar enforces enums and ignores numeric bounds
+    label = Optional[Literal[labels]] if labels else type(None)  # type: ignore[valid-type]
+
     class Verdict(BaseModel):
         action: Literal["ignore", "add", "replace"]
-        replaces: str | None = Field(None, max_length=8, description="with replace: the kept update's label, e.g. K1")
-        reason: str = Field(max_length=150)
-        importance: int = Field(3, ge=1, le=5, description="1 minor .. 5 major")
+        replaces: label = Field(None, description="with replace: the kept update's label, e.g. K1")
+        reason: str = Field(max_length=100)
+        importance: Literal[1, 2, 3, 4, 5] = Field(3, description="1 minor .. 5 major")
 
         @model_validator(mode="after")
         def _replaces_a_kept_update(self) -> "Verdict":

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from typing import Literal
 
 import pydantic
 from pydantic import BaseModel, Field
@@ -13,11 +14,13 @@ from winellbot.llm.prompts import load_prompt
 from winellbot.models import Article, NavigationStep, SearchResult, SectionCriteria, SectionPath
 from winellbot.pipeline.agent_common import (
     Journal,
+    at_most,
     bullet_list,
     clip,
     fence,
     fit,
     outline_within,
+    reply_tokens,
     resolve_section,
     schema_tokens,
     section_name,
@@ -28,17 +31,28 @@ from winellbot.pipeline.interface import CriteriaInducer, Memory, Navigator, Sea
 # Lengths bound every string and list: a server that constrains decoding by the schema (llama.cpp)
 # then cannot let a small model run on inside one string until the token limit cuts the reply.
 class SectionCriterion(BaseModel):
-    section: str = Field(max_length=100, description="the section path exactly as marked, e.g. 'Career > 2024'")
-    criteria: str = Field(max_length=200, description="the kinds of new facts that belong in this section")
+    section: str = Field(max_length=80, description="the section path exactly as marked, e.g. 'Career > 2024'")
+    criteria: str = Field(max_length=100, description="the kinds of new facts that belong in this section")
 
 
 class CriteriaReply(BaseModel):
-    sections: list[SectionCriterion]
+    sections: list[SectionCriterion]  # bounded per article: see criteria_schema
+
+
+# Criteria for at most this many sections per request; the others fall back to their names (as a
+# section the model forgot does). 16 items' bound (reply_tokens) still fits a 4,096-token context.
+MAX_CRITERIA = 16
+
+
+def criteria_schema(sections: int) -> type[CriteriaReply]:
+    """The criteria reply with room for one item per section (up to :data:`MAX_CRITERIA`)."""
+    items = at_most(SectionCriterion, max(1, min(sections, MAX_CRITERIA)))
+    return pydantic.create_model("CriteriaReply", __base__=CriteriaReply, sections=(items, ...))
 
 
 class QueryReply(BaseModel):
-    query: str = Field(min_length=2, max_length=200, description="a short web search query")
-    reason: str = Field("", max_length=150)
+    query: str = Field(min_length=2, max_length=100, description="a short web search query")
+    reason: str = Field("", max_length=100)
 
 
 class LLMCriteria(CriteriaInducer):
@@ -66,12 +80,13 @@ class LLMCriteria(CriteriaInducer):
             return self._memo[memo_key]
         criteria: dict[SectionPath, str] = {}
         prompt = load_prompt("criteria")
-        room = prompt.room(schema_tokens(CriteriaReply), title=article.title)
+        schema = criteria_schema(len(article.sections))
+        room = prompt.room(schema_tokens(schema), title=article.title)
         messages = prompt.render(title=article.title, article=outline_within(article, room))
-        # about 40 tokens per section's item: a tighter limit stops a model that repeats itself early
-        limit = self.max_tokens or min(prompt.output_tokens, 40 + 40 * len(article.sections))
+        # the list holds one item per section, so the longest reply grows with the article
+        limit = self.max_tokens or min(prompt.output_tokens, reply_tokens(schema))
         try:
-            reply = self.client.ask("criteria", messages, CriteriaReply, model=self.model, max_tokens=limit,
+            reply = self.client.ask("criteria", messages, schema, model=self.model, max_tokens=limit,
                                     version=prompt.version)
             for item in reply.sections:
                 path, _ = resolve_section(article, item.section)
@@ -161,10 +176,11 @@ class LLMNavigator(Navigator):
     # -- the pick ---------------------------------------------------------------
     def _pick(self, article: Article, criteria: SectionCriteria, query: str,
               unread: list[SearchResult]) -> tuple[SearchResult | None, str]:
+        # an enum, not ge/le: llama.cpp's grammar enforces enums and ignores numeric bounds
+        numbers = Literal[tuple(range(1, len(unread) + 1))]  # type: ignore[valid-type]
         schema = pydantic.create_model(
-            "Pick", choice=(int | None, Field(..., ge=1, le=len(unread),
-                                              description="the number of the result to read, or null")),
-            reason=(str, Field("", max_length=150)))
+            "Pick", choice=(numbers | None, Field(..., description="the number of the result to read, or null")),
+            reason=(str, Field("", max_length=100)))
         prompt = load_prompt("navigator_pick")
         room = prompt.room(schema_tokens(schema), title=article.title, query=query)
         criteria_text = fit(_criteria_list(criteria), room // 3)
