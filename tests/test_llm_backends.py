@@ -99,3 +99,38 @@ def test_factory_builds_each_kind(tmp_path):
 def test_offline_backend_says_no_model_is_configured():
     with pytest.raises(ModelError, match="no model is configured"):
         ModelClient(OfflineBackend()).ask_text("editor", [Message("user", "hi")])
+
+
+def test_cpu_threads_leave_the_busy_cores_to_other_processes(monkeypatch):
+    from winellbot.llm.local_model import cpu_threads
+
+    monkeypatch.delenv("WINELLBOT_THREADS", raising=False)
+    assert cpu_threads(cores=2, load=0.1) == 2
+    assert cpu_threads(cores=2, load=3.5) == 1  # others hold both cores: one thread, never zero
+    assert cpu_threads(cores=8, load=3.2) == 5
+    assert cpu_threads(cores=2, load=2.0, own=2.0) == 2  # the load this process makes is not others'
+    monkeypatch.setenv("WINELLBOT_THREADS", "3")
+    assert cpu_threads(cores=2, load=9.0) == 3
+
+
+def test_the_backend_sets_torch_threads_before_each_request(tiny_model, monkeypatch):
+    import torch
+
+    from winellbot.llm.transformers_backend import TransformersBackend
+
+    before = torch.get_num_threads()
+    backend = TransformersBackend(tiny_model, max_new_tokens=2)
+    try:
+        for threads in ("1", "2", "1"):
+            monkeypatch.setenv("WINELLBOT_THREADS", threads)
+            backend.chat(REQUEST)
+            assert torch.get_num_threads() == int(threads)
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_one_in_process_backend_per_model(tiny_model):
+    from winellbot.editor.predict import local_client
+
+    first, second = local_client(tiny_model), local_client(tiny_model)
+    assert first is not second and first.backend is second.backend  # loaded once for the process

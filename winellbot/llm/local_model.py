@@ -2,20 +2,71 @@
 LoRA adapter folder on top of one of those (merged into the base for inference).
 
 A model is named by a *spec*: ``"smollm2"`` (the bundled SmolLM2-135M-Instruct GGUF, see
-:mod:`winellbot.bundled`), a path to a ``.gguf`` file (transformers dequantises it; needs the
-``gguf`` package), a model folder (``config.json``), or an adapter folder (``adapter_config.json``
+:mod:`winellbot.bundled`), a path to a ``.gguf`` file (unpacked once into a model folder under
+:data:`UNPACKED`; needs the ``gguf`` package), a model folder (``config.json``), or an adapter folder (``adapter_config.json``
 plus :data:`EDITOR_FILE`, which names the base spec). Nothing is ever downloaded.
 torch, transformers and peft are imported inside the functions.
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import shutil
+import tempfile
+import time
 from pathlib import Path
 
 from winellbot.errors import ConfigError, ModelError
 
 BUNDLED = "smollm2"
 EDITOR_FILE = "editor.json"  # beside an adapter: its base spec, prompt and answer format
+# Where a GGUF base is unpacked once into an ordinary model folder (see unpacked_gguf).
+UNPACKED = Path(os.environ.get("WINELLBOT_MODELS", Path.home() / ".cache" / "winellbot" / "models"))
+
+
+def cpu_threads(*, cores: int | None = None, load: float | None = None, own: float = 0.0) -> int:
+    """How many threads torch should use on the CPU now: the cores that other processes leave free.
+
+    torch's OpenMP workers meet at the end of every operation, and a decoder runs about a thousand
+    small operations per token; when another process holds one of the cores, every operation waits
+    for the descheduled worker. Measured on this project's 2-core machine at load 3.5: SmolLM2 decodes
+    1 token/s with 2 threads and 12 tokens/s with 1. ``load`` is the 1-minute load average, ``own``
+    this process's share of it (its recent CPU use, in cores), so a busy editor does not count itself.
+    ``WINELLBOT_THREADS`` in the environment overrides the choice.
+    """
+    if os.environ.get("WINELLBOT_THREADS", "").isdigit():
+        return max(1, int(os.environ["WINELLBOT_THREADS"]))
+    if cores is None:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    if load is None:
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    others = max(0.0, load - own)
+    return max(1, min(cores, int(cores - others + 0.5)))
+
+
+class ThreadChooser:
+    """:func:`cpu_threads`, asked again before each job, with this process's own recent CPU use discounted."""
+
+    def __init__(self) -> None:
+        self._mark: tuple[float, float] | None = None
+
+    def __call__(self) -> int:
+        wall, cpu = time.monotonic(), time.process_time()
+        own = 0.0
+        if self._mark and wall - self._mark[0] > 0.5:
+            own = (cpu - self._mark[1]) / (wall - self._mark[0])
+        self._mark = (wall, cpu)
+        return cpu_threads(own=own)
+
+    def apply(self) -> int:
+        """Set torch's CPU threads to the current choice; returns it."""
+        import torch
+
+        threads = self()
+        if torch.get_num_threads() != threads:
+            torch.set_num_threads(threads)
+        return threads
 
 
 def fast_dtype() -> str | None:
@@ -47,8 +98,8 @@ def adapter_info(path: str | Path) -> dict:
         raise ConfigError(f"{file}: not JSON: {exc}") from exc
 
 
-def _base_location(spec: str | Path) -> tuple[str, dict]:
-    """(folder, extra from_pretrained kwargs) for a base spec."""
+def _base_location(spec: str | Path) -> str:
+    """The model folder of a base spec (a GGUF file's unpacked folder)."""
     if str(spec) == BUNDLED:
         from winellbot.bundled import smollm2_gguf
 
@@ -57,19 +108,81 @@ def _base_location(spec: str | Path) -> tuple[str, dict]:
     if path.suffix == ".gguf":
         if not path.is_file():
             raise ConfigError(f"no GGUF file at {path}")
-        return str(path.parent), {"gguf_file": path.name}
+        return str(unpacked_gguf(path))
     if not (path / "config.json").is_file():
         raise ConfigError(f"no model at {path} (config.json missing; expected {BUNDLED!r}, a .gguf file, "
                           "a model folder or an adapter folder)")
-    return str(path), {}
+    return str(path)
+
+
+def unpacked_gguf(path: Path) -> Path:
+    """An ordinary model folder (float32 safetensors, tokenizer files) made once from a GGUF file.
+
+    transformers rebuilds the config, the tokenizer and the weights from a GGUF file by parsing it
+    in Python, three times per load (50 s for SmolLM2 here, 2 s from the folder); left packed, it
+    would also dequantise the blocks again in every matmul, and peft can neither train nor merge
+    them. The folder is named by the file's content hash and written atomically, so a changed file
+    gets a new folder and two processes unpacking at once do not mix their files.
+    """
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    folder = UNPACKED / f"{path.stem}-{digest.hexdigest()[:16]}"
+    if (folder / "config.json").is_file():
+        return folder
+    from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
+
+    kwargs = {"local_files_only": True, "gguf_file": path.name}
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(str(path.parent), **kwargs)
+        model = AutoModelForCausalLM.from_pretrained(str(path.parent), **kwargs,
+                                                     quantization_config=GgufConfig(dequantize=True))
+    except (OSError, ValueError, ImportError) as exc:
+        raise ModelError(f"cannot load the model {path}: {exc}") from exc
+    _unmark_quantised(model)
+    UNPACKED.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(dir=UNPACKED, prefix=".unpacking-"))
+    try:
+        model.save_pretrained(str(work))
+        tokenizer.save_pretrained(str(work))
+        work.chmod(0o755)  # mkdtemp makes it private; the unpacked model is as public as its file
+        try:
+            work.rename(folder)
+        except OSError:  # another process finished first: its folder is as good
+            if not (folder / "config.json").is_file():
+                raise
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return folder
+
+
+def _unmark_quantised(model) -> None:
+    """A dequantised GGUF model is ordinary weights; transformers still marks it as quantised,
+    which would stop it from being saved plainly, peft from merging and the trainer from training."""
+    for name in ("hf_quantizer", "quantization_method"):
+        if getattr(model, name, None) is not None:
+            setattr(model, name, None)
+    model.is_quantized = False
+    if getattr(model.config, "quantization_config", None) is not None:
+        del model.config.quantization_config
+
+
+def _base_spec(spec: str | Path) -> str | Path:
+    """The base model of a spec: itself, or an adapter's base (a relative one taken from the adapter folder)."""
+    if not is_adapter(spec):
+        return spec
+    base = adapter_info(spec)["base"]
+    if not Path(str(base)).is_absolute() and str(base) != BUNDLED:
+        return Path(spec) / base
+    return base
 
 
 def load_tokenizer(spec: str | Path):
     from transformers import AutoTokenizer
 
-    folder, extra = _base_location(adapter_info(spec)["base"] if is_adapter(spec) else spec)
     try:
-        tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True, **extra)
+        tokenizer = AutoTokenizer.from_pretrained(_base_location(_base_spec(spec)), local_files_only=True)
     except (OSError, ValueError) as exc:
         raise ModelError(f"cannot load the tokenizer of {spec}: {exc}") from exc
     if tokenizer.pad_token_id is None:
@@ -83,31 +196,14 @@ def load_model(spec: str | Path, *, dtype: str | None = None, merge: bool = True
     from transformers import AutoModelForCausalLM
 
     adapter = Path(spec) if is_adapter(spec) else None
-    base = adapter_info(adapter)["base"] if adapter else spec
-    if adapter and not Path(str(base)).is_absolute() and str(base) != BUNDLED:
-        base = adapter / base  # a base given relative to the adapter folder
-    folder, extra = _base_location(base)
-    kwargs = {"local_files_only": True, **extra}
-    if "gguf_file" in extra:
-        # Unpacked once into ordinary dense weights: left packed, transformers dequantises the
-        # blocks again in every matmul (about 5x slower here), and peft cannot train or merge them.
-        from transformers import GgufConfig
-
-        kwargs["quantization_config"] = GgufConfig(dequantize=True)
+    base = _base_spec(spec)
+    kwargs = {"local_files_only": True}
     if dtype:
         kwargs["dtype"] = getattr(torch, dtype)
     try:
-        model = AutoModelForCausalLM.from_pretrained(folder, **kwargs)
+        model = AutoModelForCausalLM.from_pretrained(_base_location(base), **kwargs)
     except (OSError, ValueError, ImportError) as exc:
         raise ModelError(f"cannot load the model {base}: {exc}") from exc
-    # A GGUF base is dequantised to ordinary weights; transformers still marks it as quantised,
-    # which would stop peft from merging and the trainer from training it.
-    for name in ("hf_quantizer", "quantization_method"):
-        if getattr(model, name, None) is not None:
-            setattr(model, name, None)
-    model.is_quantized = False
-    if dtype:  # a GGUF base is dequantised to float32 whatever dtype was asked for
-        model = model.to(getattr(torch, dtype))
     if adapter:
         from peft import PeftModel
 

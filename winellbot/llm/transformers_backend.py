@@ -34,6 +34,7 @@ class TransformersBackend(ChatBackend):
         self._model = None
         self._tokenizer = None
         self._lock = threading.Lock()
+        self._threads = None  # a ThreadChooser on the CPU, made at load
 
     @property
     def model_name(self) -> str:
@@ -52,7 +53,7 @@ class TransformersBackend(ChatBackend):
             if self._model is not None:
                 return
             from winellbot.errors import ConfigError
-            from winellbot.llm.local_model import load_model, load_tokenizer
+            from winellbot.llm.local_model import ThreadChooser, load_model, load_tokenizer
 
             try:
                 tokenizer = load_tokenizer(self.model_dir)
@@ -62,6 +63,8 @@ class TransformersBackend(ChatBackend):
             model.to(self.device)
             model.eval()
             self._tokenizer, self._model = tokenizer, model
+            if self.device == "cpu":
+                self._threads = ThreadChooser()
 
     def chat(self, request: ChatRequest) -> ChatReply:
         """Greedy completion of the chat; the request's ``model`` is ignored (one model per backend)."""
@@ -73,6 +76,8 @@ class TransformersBackend(ChatBackend):
         max_new = min(request.max_tokens or self.max_new_tokens, self.max_new_tokens)
         input_ids = torch.tensor([prompt_ids], device=self.device)
         pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+        if self._threads:  # only the cores other processes leave free (see local_model.cpu_threads)
+            self._threads.apply()
         try:
             with torch.no_grad():
                 output = model.generate(input_ids, attention_mask=torch.ones_like(input_ids),
