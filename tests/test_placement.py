@@ -1,11 +1,13 @@
 """SectionPlacer: sentences go to the section whose words (and heading) they share.
 
-These tests are about shared words, so word vectors are switched off (``vector_weight=0``)
-whether or not they are installed; tests/test_vectors.py covers meaning."""
+These tests are about shared words, so word vectors are switched off (``WORDS``) whether or
+not they are installed; tests/test_vectors.py and tests/test_meaning_pipeline.py cover meaning."""
 from __future__ import annotations
 
 from winellbot.bench.tasks import parse_simple_article
-from winellbot.pipeline.placement import Placement, SectionPlacer, placer_for
+from winellbot.pipeline.placement import HAND_SET, Placement, SectionPlacer, placer_for
+
+WORDS = {**HAND_SET, "vectors": 0.0}
 
 WIKITEXT = """The Example Festival is a music festival held in Riverton.
 
@@ -25,7 +27,7 @@ Critics praised the festival's small stages. The Riverton Gazette called it the 
 
 
 def placer() -> SectionPlacer:
-    return SectionPlacer(parse_simple_article("Example Festival", WIKITEXT), vector_weight=0.0)
+    return SectionPlacer(parse_simple_article("Example Festival", WIKITEXT), weights=WORDS)
 
 
 def test_sentence_goes_to_section_sharing_its_words():
@@ -54,10 +56,10 @@ Jane Doe joined the production first. Tom Roe signed on later.
 def test_word_of_the_heading_outweighs_a_few_shared_words():
     sentence = "Casting calls were held in Rome in May 2021."
     article = parse_simple_article("Film", FILM)
-    without = SectionPlacer(article, heading_bonus=0.0, vector_weight=0.0).place(sentence)
+    without = SectionPlacer(article, weights={**WORDS, "heading": 0.0}).place(sentence)
     assert without.section_path == ("Release",)
     assert "heading" not in without.reason
-    with_bonus = SectionPlacer(article, heading_bonus=0.2, vector_weight=0.0).place(sentence)
+    with_bonus = SectionPlacer(article, weights={**WORDS, "heading": 0.2}).place(sentence)
     assert with_bonus.section_path == ("Casting",)
     assert "1 word(s) of its heading" in with_bonus.reason
 
@@ -78,7 +80,7 @@ def test_nothing_shared_goes_to_the_lead():
 
 def test_lead_and_empty_sections_are_never_chosen():
     article = parse_simple_article("X", "Lead about Riverton stages.\n\n== Empty ==\n\n== Stages ==\nRiverton has stages.\n")
-    p = SectionPlacer(article, vector_weight=0.0).place("Riverton stages were rebuilt.")
+    p = SectionPlacer(article, weights=WORDS).place("Riverton stages were rebuilt.")
     assert p.section_path == ("Stages",)
 
 
@@ -97,22 +99,22 @@ SOURCE = ("Officials said the venue will move to a new site next year. "
 def test_source_words_around_a_passage_point_to_its_section():
     passage = "The council confirmed the change on Monday."
     article = parse_simple_article("Example Festival", WIKITEXT)
-    alone = SectionPlacer(article, vector_weight=0.0).place(passage)
+    alone = SectionPlacer(article, weights=WORDS).place(passage)
     assert alone.section_path != ("Lineup", "2023")
-    placed = SectionPlacer(article, vector_weight=0.0).place(passage, document_text=SOURCE)
+    placed = SectionPlacer(article, weights=WORDS).place(passage, document_text=SOURCE)
     assert placed.section_path == ("Lineup", "2023")
     assert "around it in the source" in placed.reason
     # Weight 0: the document is ignored.
-    assert SectionPlacer(article, window_weight=0.0, vector_weight=0.0).place(passage, document_text=SOURCE) == alone
+    assert SectionPlacer(article, weights={**WORDS, "around": 0.0}).place(passage, document_text=SOURCE) == alone
 
 
 def test_a_passage_not_found_in_the_document_is_placed_on_its_own_words():
     article = parse_simple_article("Example Festival", WIKITEXT)
     passage = "Critics from the Gazette praised the new stages again."
-    p = SectionPlacer(article, vector_weight=0.0).place(passage, document_text=SOURCE)
+    p = SectionPlacer(article, weights=WORDS).place(passage, document_text=SOURCE)
     assert p.section_path == ("Reception",)
     # Its surroundings are unknown: no "around it" evidence, the same placement as the passage alone.
-    assert p == SectionPlacer(article, vector_weight=0.0).place(passage)
+    assert p == SectionPlacer(article, weights=WORDS).place(passage)
 
 
 def test_a_document_that_is_only_the_passage_adds_nothing_around_it():
@@ -120,6 +122,6 @@ def test_a_document_that_is_only_the_passage_adds_nothing_around_it():
     # oracle documents) would otherwise count the passage's own overlap with a section twice.
     article = parse_simple_article("Example Festival", WIKITEXT)
     passage = "Marco Brandt was the headliner when a storm cut the festival short in Riverton."
-    alone = SectionPlacer(article, vector_weight=0.0).place(passage)
-    assert SectionPlacer(article, vector_weight=0.0).place(passage, document_text=passage) == alone
+    alone = SectionPlacer(article, weights=WORDS).place(passage)
+    assert SectionPlacer(article, weights=WORDS).place(passage, document_text=passage) == alone
     assert "around it" not in alone.reason

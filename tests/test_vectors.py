@@ -10,7 +10,7 @@ import pytest
 
 from winellbot.bench.tasks import parse_simple_article
 from winellbot.pipeline import vectors as V
-from winellbot.pipeline.placement import SectionPlacer
+from winellbot.pipeline.placement import HAND_SET, SectionPlacer
 
 # Axis 0: Asia, axis 1: Europe, axis 2: film-making. The order is the frequency rank.
 WORDS = ["the", "chinese", "beijing", "asia", "japan", "french", "paris", "europe", "germany",
@@ -48,7 +48,7 @@ def test_embed_is_a_weighted_unit_mean_and_none_without_known_words(tiny):
 def test_meaning_places_a_sentence_that_shares_no_word_with_its_section(tiny):
     article = parse_simple_article("Summit", REACTIONS)
     sentence = "A Chinese spokesman in Beijing condemned the violence."
-    lexical = SectionPlacer(article, vector_weight=0.0).place(sentence)
+    lexical = SectionPlacer(article, weights={**HAND_SET, "vectors": 0.0}).place(sentence)
     assert lexical.section_path != ("International", "Asia")  # "condemned violence" is in both
     placed = SectionPlacer(article, vectors=tiny).place(sentence)
     assert placed.section_path == ("International", "Asia")
@@ -67,7 +67,7 @@ def test_without_installed_vectors_the_placer_uses_words_only(tmp_path, monkeypa
     try:
         assert V.default_vectors() is None
         placer = SectionPlacer(parse_simple_article("Summit", REACTIONS))
-        assert placer.vector_weight == 0.0
+        assert placer.alone["vectors"] == placer.in_source["vectors"] == 0.0
     finally:
         V.default_vectors.cache_clear()
 

@@ -60,6 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
     register_operations(sub, _common)
     __import__("winellbot.editor.cli", fromlist=["register"]).register(sub)
     __import__("winellbot.llm.serve", fromlist=["register"]).register(sub)
+    from winellbot.bench import fit
+
+    fit.register(sub)
     return parser
 
 
@@ -94,6 +97,10 @@ def _dispatch(args: argparse.Namespace, rest: list[str]) -> int:
         return __import__("winellbot.editor.cli", fromlist=["run"]).run(args)
     if args.command == "model":
         return __import__("winellbot.llm.serve", fromlist=["run"]).run(args)
+    if args.command == "fit":
+        from winellbot.bench import fit
+
+        return fit.run(args)
     if args.command == "demo":
         from winellbot.demo import demo_main
 

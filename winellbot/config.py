@@ -120,6 +120,13 @@ class PipelineSettings:
     max_empty: int = setting(3, at_least=1)
     offline_max_iterations: int = setting(40, at_least=1)
     offline_max_empty: int = setting(10, at_least=1)
+    # Sentence embeddings (all-MiniLM-L6-v2) are computed once per text and kept here; empty:
+    # beside the state database (winellbot.sqlite -> winellbot.embeddings.sqlite).
+    embedding_cache: str = ""
+    model_threads: int = setting(2, at_least=1)  # torch threads for the embedding model (more than the cores only contend)
+
+    def embedding_cache_path(self, state_path: str) -> Path:
+        return Path(self.embedding_cache) if self.embedding_cache else Path(state_path).with_suffix(".embeddings.sqlite")
 
 
 @dataclass

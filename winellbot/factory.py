@@ -123,7 +123,8 @@ def build_pipeline(settings: Settings, *, state: State | None = None, run_id: in
         from winellbot.pipeline.offline import build_offline_pipeline
 
         pipeline = build_offline_pipeline(max_suggestions=CANDIDATES * p.max_suggestions,
-                                          max_iterations=p.offline_max_iterations, max_empty=p.offline_max_empty)
+                                          max_iterations=p.offline_max_iterations, max_empty=p.offline_max_empty,
+                                          embedder=build_embedder(settings))
         if settings.llm.editor_backend == "local":
             pipeline.editor = build_local_editor(settings, state, run_id)
         return pipeline
@@ -151,6 +152,14 @@ def build_pipeline(settings: Settings, *, state: State | None = None, run_id: in
             raise ConfigError(f"unknown llm.editor_backend {editor!r} (llm | transformers | local | offline)")
         return pipeline
     raise ConfigError(f"unknown pipeline backend {p.backend!r} (offline | openai | hybrid)")
+
+
+def build_embedder(settings: Settings):
+    """The sentence embedder of the offline pipeline, with its cache file (the model loads on first use)."""
+    from winellbot.meaning import Embedder, EmbeddingCache
+
+    p = settings.pipeline
+    return Embedder(EmbeddingCache(p.embedding_cache_path(settings.state.path)), threads=p.model_threads)
 
 
 def build_model_clients(settings: Settings, state: State | None, run_id: int | None = None) -> tuple:

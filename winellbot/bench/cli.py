@@ -122,6 +122,16 @@ def quotes_found(tasks, lines: list[dict], *, oracle: bool = False) -> float | N
     return round(found / len(lines), 4)
 
 
+def embedding_figures(pipeline, tasks: int) -> dict:
+    """What the pipeline's sentence embedder did (empty for a pipeline without one)."""
+    embedder = getattr(getattr(pipeline, "placer", None), "embedder", None)
+    if embedder is None:
+        return {}
+    stats = dataclasses.asdict(embedder.stats)
+    return {**stats, "computed_per_task": stats["computed"] / max(1, tasks),
+            "seconds_per_task": stats["seconds"] / max(1, tasks)}
+
+
 def model_judge(settings, state, run_id: int | None):
     """The paper's judge on its own client (so judging does not spend the pipeline's token budget)."""
     from winellbot import factory
@@ -161,9 +171,10 @@ def run(args: argparse.Namespace) -> int:
     status = "failed"
     gate_stats: Counter = Counter()
     skips: dict[str, str] = {}
+    built: list = []
+    build = pipeline_factory(settings, client=client)
     try:
-        lines = run_tasks(tasks, args.output,
-                          pipeline_factory=pipeline_factory(settings, client=client),
+        lines = run_tasks(tasks, args.output, pipeline_factory=lambda: built.append(build()) or built[-1],
                           oracle=args.oracle, progress=not args.no_progress and sys.stderr.isatty(),
                           gates=factory.build_gates(settings, None), gate_stats=gate_stats, skips=skips)
         figures = score(tasks, lines, judge=judge)
@@ -171,6 +182,9 @@ def run(args: argparse.Namespace) -> int:
         figures["quotes_found"] = quotes_found(tasks, lines, oracle=args.oracle)
         if client is not None:
             figures["llm"] = llm_figures(client, len(tasks))
+        embeddings = embedding_figures(built[0] if built else None, len(tasks))
+        if embeddings:
+            figures["embeddings"] = embeddings
         status = "done"
     finally:
         if state is not None:
@@ -191,6 +205,10 @@ def run(args: argparse.Namespace) -> int:
     if skips:
         print(f"tasks skipped: {len(skips)} of {len(tasks)}: "
               + "; ".join(f"{k}: {v[:120]}" for k, v in list(skips.items())[:5]))
+    if "embeddings" in figures:
+        e = figures["embeddings"]
+        print(f"embeddings: {e['computed']} computed in {e['seconds']:.1f} s (model load {e['load_seconds']:.1f} s), "
+              f"{e['cached']} served from the cache; {e['computed_per_task']:.1f} computed per task")
     checked = gate_stats.pop("checked", 0)
     print(f"gates: {checked} suggestion(s) checked; stopped: "
           + (", ".join(f"{gate} {n}" for gate, n in gate_stats.most_common()) or "none"))

@@ -236,13 +236,17 @@ class OfflineExtractor(Extractor):
         short = len(units) <= 3
         scored = [s for s in (self._score(prof, u, short) for u in units) if s is not None]
         scored.sort(key=lambda x: -x.score)
-        updates: list[Update] = []
-        taken: list[tuple[int, int]] = []
+        chosen: list[_Scored] = []
         for item in scored:
             unit = item.unit
-            if any(unit.start < e and s < unit.end for s, e in taken):
+            if any(unit.start < c.unit.end and c.unit.start < unit.end for c in chosen):
                 continue
-            taken.append((unit.start, unit.end))
+            chosen.append(item)
+            if len(chosen) >= self.per_document:
+                break
+        updates: list[Update] = []
+        for item in chosen:
+            unit = item.unit
             near = " ".join(doc_words[max(0, unit.start - self.context): unit.end + self.context])
             placed = placer_for(article).place(unit.quote, near, document_text=text)
             reason = (f"{item.new} content words the article lacks, {item.known} it has; contains "
@@ -250,8 +254,6 @@ class OfflineExtractor(Extractor):
                       + note)
             updates.append(Update(text=unit.text, section_path=placed.section_path, quote=unit.quote,
                                   document=document, score=round(item.score, 4), reason=reason))
-            if len(updates) >= self.per_document:
-                break
         return updates
 
     def _score(self, prof: _Profile, unit: _Unit, short: bool) -> _Scored | None:
@@ -433,9 +435,12 @@ def safe_text(text: str) -> str:
 class OfflineAggregator(Aggregator):
     """Ignore what is already said, replace a kept update by a longer one on the same fact, else add."""
 
-    def __init__(self, *, stated: float = 0.8, same_fact: float = 0.6) -> None:
+    def __init__(self, *, stated: float = 0.8, same_fact: float = 0.6, restatements=None) -> None:
         self.stated = stated
         self.same_fact = same_fact
+        # A winellbot.pipeline.offline_meaning.Restatements: an article sentence that says the
+        # same in other words makes an update old news too.
+        self.restatements = restatements
 
     def aggregate(self, article: Article, update: Update, kept: tuple[Update, ...]) -> Decision:
         toks = _token_set(update.text)
@@ -446,6 +451,9 @@ class OfflineAggregator(Aggregator):
         said = max((len(toks & s) / len(toks) for s in section), default=0.0)
         if said >= self.stated:
             return Decision("ignore", update, f"the section already says {said:.0%} of it in one sentence")
+        restated = self.restatements.find(article, update.text) if self.restatements is not None else None
+        if restated is not None:
+            return Decision("ignore", update, restated)
         for other in kept:
             theirs = _token_set(other.text)
             overlap = len(toks & theirs) / max(1, min(len(toks), len(theirs)))
@@ -485,10 +493,15 @@ def cite_news(c: Citation) -> str:
 
 
 def build_offline_pipeline(*, max_suggestions: int, max_iterations: int, max_empty: int,
-                           today: dt.date | None = None) -> Pipeline:
+                           today: dt.date | None = None, embedder=None) -> Pipeline:
     """The offline pipeline; :func:`winellbot.factory.build_pipeline` builds it for the bot and
-    the backtest alike from the settings' one table of defaults."""
-    loop = UpdateAggregationLoop(OfflineNavigator(), OfflineExtractor(), OfflineAggregator(),
+    the backtest alike from the settings' one table of defaults, with a
+    :class:`winellbot.meaning.Embedder` (``embedder=None``: words only, for tests of the lexical parts)."""
+    from winellbot.pipeline.offline_meaning import MeaningPlacer, Restatements
+
+    restatements = Restatements(embedder) if embedder is not None else None
+    loop = UpdateAggregationLoop(OfflineNavigator(), OfflineExtractor(), OfflineAggregator(restatements=restatements),
                                  max_iterations=max_iterations, max_empty=max_empty)
     return Pipeline(inducer=OfflineCriteria(), loop=loop, editor=OfflineEditor(),
-                    max_suggestions=max_suggestions, today=today)
+                    max_suggestions=max_suggestions, today=today,
+                    placer=MeaningPlacer(embedder) if embedder is not None else None)

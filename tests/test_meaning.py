@@ -1,0 +1,91 @@
+"""The bundled models load offline, from the packages; embeddings are computed once per text."""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from winellbot import bundled
+from winellbot.meaning import Embedder, EmbeddingCache, english
+
+# Any attempt to reach a network (a model hub, a mirror) raises in the child process.
+NO_NETWORK = textwrap.dedent("""
+    import socket
+
+    def _refuse(*args, **kwargs):
+        raise OSError("network access attempted during the test")
+
+    socket.socket.connect = _refuse
+    socket.socket.connect_ex = _refuse
+    socket.create_connection = _refuse
+    socket.getaddrinfo = _refuse
+""")
+
+CHILD = textwrap.dedent("""
+    import json
+    from winellbot.meaning import Embedder, english
+    e = Embedder()
+    v = e.embed(["The mayor opened the new bridge on Monday.",
+                 "On Monday the new bridge was opened by the mayor.",
+                 "Heavy rain flooded the village's football pitch."])
+    doc = english()("Angela Merkel visited Paris on 3 May 2021 with 40 aides.")
+    print(json.dumps({
+        "paraphrase": float(v[0] @ v[1]), "unrelated": float(v[0] @ v[2]),
+        "norm": float((v[0] ** 2).sum()), "computed": e.stats.computed,
+        "entities": [[ent.text, ent.label_] for ent in doc.ents],
+    }))
+""")
+
+
+@pytest.mark.slow
+def test_both_models_load_from_the_bundled_packages_with_no_network(tmp_path):
+    guard = tmp_path / "guard"
+    guard.mkdir()
+    (guard / "sitecustomize.py").write_text(NO_NETWORK)
+    hub = tmp_path / "hub"
+    hub.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "TRANSFORMERS_", "SENTENCE_"))}
+    # No offline switches: were a loader to reach for a hub, the network guard would stop it.
+    env.update(PYTHONPATH=f"{guard}{os.pathsep}{env.get('PYTHONPATH', '')}", HF_HOME=str(hub),
+               SENTENCE_TRANSFORMERS_HOME=str(hub), TORCH_HOME=str(hub))
+    out = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result["computed"] == 3
+    assert abs(result["norm"] - 1.0) < 1e-2
+    assert result["paraphrase"] > 0.8 > 0.3 > result["unrelated"]
+    assert ["Angela Merkel", "PERSON"] in result["entities"] and ["Paris", "GPE"] in result["entities"]
+    assert any(label == "DATE" for _, label in result["entities"])
+    assert list(hub.iterdir()) == []  # nothing was downloaded or cached from anywhere
+
+
+def test_a_missing_model_package_says_how_to_install_it(monkeypatch):
+    monkeypatch.setattr(bundled, "MINILM_PACKAGE", "no_such_model_package")
+    with pytest.raises(bundled.ModelMissing, match="setup.sh"):
+        Embedder().embed(["anything"])
+
+
+@pytest.mark.slow
+def test_each_text_is_embedded_once_and_the_cache_outlives_the_process(tmp_path):
+    path = tmp_path / "embeddings.sqlite"
+    first = Embedder(EmbeddingCache(path))
+    texts = ["The bridge opened in 2024.", "Work took four years.", "The bridge opened in 2024."]
+    cold = first.embed(texts)
+    assert first.stats.computed == 2  # the repeated text once
+    first.embed(texts[:2])
+    assert first.stats.computed == 2 and first.stats.cached == 2  # both served from memory
+    again = Embedder(EmbeddingCache(path))
+    warm = again.embed(texts)
+    assert again.stats.computed == 0 and again._model is None  # the model was never loaded
+    assert (warm == cold).all()  # a warm run gives exactly the cold run's figures
+    assert len(EmbeddingCache(path)) == 2
+
+
+@pytest.mark.slow
+def test_spacy_finds_sentences_names_dates_and_numbers():
+    doc = english()("The club signed Marta Silva on 4 July 2023. She cost €2.5 million, a record.")
+    assert len(list(doc.sents)) == 2
+    labels = {ent.label_ for ent in doc.ents}
+    assert {"PERSON", "DATE"} <= labels and labels & {"MONEY", "CARDINAL"}

@@ -1,0 +1,79 @@
+"""The offline pipeline with the bundled models: meaning where words mislead or miss."""
+import pytest
+
+from winellbot.bench.tasks import parse_simple_article
+from winellbot.meaning import Embedder
+from winellbot.models import Document, Update
+from winellbot.pipeline.offline import OfflineAggregator
+from winellbot.pipeline.offline_meaning import Restatements
+from winellbot.pipeline.placement import HAND_SET, SectionPlacer, fitted_weights
+
+pytestmark = pytest.mark.slow  # loads all-MiniLM-L6-v2 (and spaCy) once per session
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Embedder:
+    return Embedder()
+
+
+FILM = """Silent Harbour is a 2021 Italian drama film.
+
+== Production ==
+Filming took place in Rome and Naples in 2020. The director cast unknown actors in the leading roles, and the score was recorded in Milan.
+
+== Reception ==
+Critics praised the photography and the performances. The film holds an approval rating of 85% on Rotten Tomatoes.
+"""
+
+
+def test_meaning_places_a_sentence_whose_words_point_elsewhere(embedder):
+    article = parse_simple_article("Silent Harbour", FILM)
+    sentence = "Writing from Rome, one reviewer called it a masterpiece."
+    # Its only shared word is a filming location: words (and word vectors) say Production.
+    assert SectionPlacer(article, weights={**HAND_SET, "vectors": 0.0}).place(sentence).section_path == ("Production",)
+    assert SectionPlacer(article).place(sentence).section_path == ("Production",)
+    placed = SectionPlacer(article, weights=fitted_weights()["alone"], embedder=embedder).place(sentence)
+    assert placed.section_path == ("Reception",)
+    assert "sentence meaning" in placed.reason
+
+
+def test_a_passage_in_its_source_keeps_the_weights_fitted_for_passages(embedder):
+    article = parse_simple_article("Silent Harbour", FILM)
+    fitted = fitted_weights()
+    placer = SectionPlacer(article, weights=fitted["alone"], in_source=fitted["in_source"], embedder=embedder)
+    source = ("Filming took place in Rome and Naples in 2020, the producers said. "
+              "Writing from Rome, one reviewer called it a masterpiece. The crew returned to Naples.")
+    in_source = placer.place("Writing from Rome, one reviewer called it a masterpiece.", document_text=source)
+    alone = placer.place("Writing from Rome, one reviewer called it a masterpiece.")
+    assert alone.section_path == ("Reception",)
+    assert in_source.section_path == ("Production",)  # the restated filming sentence around it decides
+    assert "around it in the source" in in_source.reason and "sentence meaning" not in in_source.reason
+
+
+BRIDGE = """Elmford is a town on the Elm River.
+
+== Transport ==
+The mayor opened the new bridge over the Elm River on Monday. Buses cross it every ten minutes.
+"""
+DOC = Document("d1", "https://news.example.org/elm", "Elm bridge", "")
+
+
+def update(text: str) -> Update:
+    return Update(text=text, section_path=("Transport",), quote=text, document=DOC, score=1.0)
+
+
+def test_a_paraphrase_of_an_article_sentence_is_not_new(embedder):
+    article = parse_simple_article("Elmford", BRIDGE)
+    paraphrase = update("On Monday the town's mayor officially opened its newly built bridge across the Elm River.")
+    # Only 55% of its content words are in the article's sentence: words alone call it new.
+    assert OfflineAggregator().aggregate(article, paraphrase, ()).action == "add"
+    decision = OfflineAggregator(restatements=Restatements(embedder)).aggregate(article, paraphrase, ())
+    assert decision.action == "ignore"
+    assert "in other words" in decision.reason and "The mayor opened the new bridge" in decision.reason
+
+
+def test_the_same_words_with_another_date_are_new(embedder):
+    article = parse_simple_article("Elmford", BRIDGE)
+    other_day = update("On Friday the town's mayor officially opened its newly built bridge across the Elm River.")
+    decision = OfflineAggregator(restatements=Restatements(embedder)).aggregate(article, other_day, ())
+    assert decision.action == "add"

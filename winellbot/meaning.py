@@ -1,0 +1,190 @@
+"""Meaning from the bundled pretrained models: sentence embeddings and spaCy's English pipeline.
+
+* :class:`Embedder`: all-MiniLM-L6-v2 (sentence-transformers) vectors, unit length. Each text
+  is embedded once: vectors are kept in an :class:`EmbeddingCache` (SQLite, keyed by the
+  model's name and the text's hash) and in memory, and texts not yet seen are embedded in
+  batches. On 2 cores the model embeds some 170 sentences a second, so the callers embed
+  only what a cheaper signal has short-listed.
+* :func:`english`: spaCy's ``en_core_web_sm`` 3.8 (sentences, names, dates, numbers).
+
+Both models ship inside registry packages (``requirements-models.txt``, located by
+:mod:`winellbot.bundled`) and load from there, never from a model hub; torch, spaCy and
+sentence-transformers are imported on first use only. A missing package raises
+:class:`winellbot.bundled.ModelMissing`, which names the install command.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import sqlite3
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from winellbot import bundled
+
+MINILM = "all-MiniLM-L6-v2"
+DIMENSIONS = 384
+
+
+def text_key(text: str) -> str:
+    """The cache key of a text: its SHA-256, so the cache holds no page text."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class EmbeddingCache:
+    """Vectors by (model, text hash) in a SQLite file (``None``: in memory only, for one process)."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = str(path) if path else ":memory:"
+        if path:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, check_same_thread=False)
+        self._lock = threading.Lock()
+        with self._lock, self._db:
+            self._db.execute("CREATE TABLE IF NOT EXISTS embeddings (model TEXT NOT NULL, key TEXT NOT NULL, "
+                             "vector BLOB NOT NULL, PRIMARY KEY (model, key))")
+
+    def get_many(self, model: str, keys: Sequence[str]) -> dict[str, bytes]:
+        found: dict[str, bytes] = {}
+        with self._lock:
+            for i in range(0, len(keys), 500):  # SQLite's limit on bound parameters
+                chunk = list(keys[i: i + 500])
+                marks = ",".join("?" * len(chunk))
+                rows = self._db.execute(f"SELECT key, vector FROM embeddings WHERE model = ? AND key IN ({marks})",
+                                        [model, *chunk])
+                found.update(rows)
+        return found
+
+    def put_many(self, model: str, items: Sequence[tuple[str, bytes]]) -> None:
+        with self._lock, self._db:
+            self._db.executemany("INSERT OR REPLACE INTO embeddings (model, key, vector) VALUES (?, ?, ?)",
+                                 [(model, key, blob) for key, blob in items])
+
+    def __len__(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
+
+    def close(self) -> None:
+        self._db.close()
+
+
+@dataclass
+class EmbeddingStats:
+    """What the embedder did: distinct texts per call computed by the model or served from a cache,
+    seconds spent computing, and seconds spent loading the model (0 when every text was cached)."""
+
+    computed: int = 0
+    cached: int = 0
+    seconds: float = 0.0
+    load_seconds: float = 0.0
+
+
+class Embedder:
+    """all-MiniLM-L6-v2 sentence vectors (unit length, float32) for any number of texts.
+
+    Vectors are stored as float16 and always returned from that form, so a run on a warm
+    cache gives exactly the figures of a cold one. ``max_tokens`` cuts long texts (the model
+    was trained on 128 word pieces; the callers embed sentences and passages of at most 100 words).
+    """
+
+    model_name = MINILM
+
+    def __init__(self, cache: EmbeddingCache | None = None, *, threads: int = 2, batch_size: int = 64,
+                 max_tokens: int = 128, memory: int = 50_000) -> None:
+        self.cache = cache
+        self.threads = threads
+        self.batch_size = batch_size
+        self.max_tokens = max_tokens
+        self.stats = EmbeddingStats()
+        self._memory: dict[str, bytes] = {}
+        self._memory_size = memory
+        self._model = None
+
+    def embed(self, texts: Sequence[str]):
+        """An ``(len(texts), 384)`` float32 array of unit vectors, in the order of ``texts``."""
+        import numpy as np
+
+        keys = [text_key(t) for t in texts]
+        missing = [k for k in dict.fromkeys(keys) if k not in self._memory]
+        if missing and self.cache is not None:
+            found = self.cache.get_many(self.model_name, missing)
+            self._remember(found)
+            missing = [k for k in missing if k not in found]
+        self.stats.cached += len(set(keys)) - len(missing)
+        if missing:
+            wanted = set(missing)
+            todo = {k: t for k, t in zip(keys, texts) if k in wanted}
+            self._compute(todo)
+        if not keys:
+            return np.zeros((0, DIMENSIONS), dtype=np.float32)
+        return np.stack([np.frombuffer(self._memory[k], dtype=np.float16) for k in keys]).astype(np.float32)
+
+    def _compute(self, todo: dict[str, str]) -> None:
+        import numpy as np
+
+        model = self.model()
+        start = time.perf_counter()
+        vectors = model.encode(list(todo.values()), batch_size=self.batch_size, normalize_embeddings=True,
+                               convert_to_numpy=True, show_progress_bar=False)
+        blobs = [(k, np.asarray(v, dtype=np.float16).tobytes()) for k, v in zip(todo, vectors)]
+        if self.cache is not None:
+            self.cache.put_many(self.model_name, blobs)
+        self._remember(dict(blobs))
+        self.stats.computed += len(blobs)
+        self.stats.seconds += time.perf_counter() - start
+
+    def _remember(self, blobs: dict[str, bytes]) -> None:
+        if len(self._memory) + len(blobs) > self._memory_size:
+            self._memory.clear()
+        self._memory.update(blobs)
+
+    def model(self):
+        """The sentence-transformers model, loaded from the bundled package on first use."""
+        if self._model is None:
+            start = time.perf_counter()
+            self._model = _load_minilm(str(bundled.minilm_dir()), self.threads, self.max_tokens)
+            self.stats.load_seconds += time.perf_counter() - start
+        return self._model
+
+
+@functools.lru_cache(maxsize=2)
+def _load_minilm(path: str, threads: int, max_tokens: int):
+    import torch
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as transformers_logging
+
+    transformers_logging.disable_progress_bar()  # the bot's output is its report, not a loading bar
+    # More threads than cores only fight each other (2 cores here, shared with the rest of the bot).
+    torch.set_num_threads(max(1, threads))
+    model = SentenceTransformer(path, device="cpu", local_files_only=True)
+    model.max_seq_length = max_tokens
+    return model
+
+
+@functools.lru_cache(maxsize=1)
+def english():
+    """spaCy's English pipeline (``en_core_web_sm`` 3.8 from the bundled package), loaded once."""
+    bundled.spacy_model_dir()  # a clear ModelMissing instead of spaCy's E050
+    import spacy
+
+    return spacy.load(bundled.SPACY_MODEL, exclude=["lemmatizer"])
+
+
+# spaCy's entity labels for names, dates and quantities: the facts a sentence states.
+FACT_LABELS = frozenset({"PERSON", "ORG", "GPE", "LOC", "NORP", "FAC", "EVENT", "WORK_OF_ART", "LAW", "PRODUCT",
+                         "DATE", "TIME", "PERCENT", "MONEY", "QUANTITY", "ORDINAL", "CARDINAL"})
+
+
+@functools.lru_cache(maxsize=4096)
+def named_facts(text: str) -> frozenset[str]:
+    """The content tokens (:func:`winellbot.text.content_tokens`) of the names, dates and numbers
+    spaCy finds in ``text``, and of every token that reads as a number."""
+    from winellbot.text import content_tokens
+
+    doc = english()(text)
+    found = {t for ent in doc.ents if ent.label_ in FACT_LABELS for t in content_tokens(ent.text)}
+    found.update(t for tok in doc if tok.like_num for t in content_tokens(tok.text))
+    return frozenset(found)
