@@ -124,9 +124,10 @@ def quotes_found(tasks, lines: list[dict], *, oracle: bool = False) -> float | N
 
 def embedding_figures(pipeline, tasks: int) -> dict:
     """What the pipeline's sentence embedder did (empty for a pipeline without one)."""
-    embedder = getattr(getattr(pipeline, "placer", None), "embedder", None)
-    if embedder is None:
+    embedders = [r.embedder for r in getattr(pipeline, "refiners", ()) if getattr(r, "embedder", None) is not None]
+    if not embedders:
         return {}
+    embedder = embedders[0]
     stats = dataclasses.asdict(embedder.stats)
     return {**stats, "computed_per_task": stats["computed"] / max(1, tasks),
             "seconds_per_task": stats["seconds"] / max(1, tasks)}

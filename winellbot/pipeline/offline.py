@@ -497,11 +497,11 @@ def build_offline_pipeline(*, max_suggestions: int, max_iterations: int, max_emp
     """The offline pipeline; :func:`winellbot.factory.build_pipeline` builds it for the bot and
     the backtest alike from the settings' one table of defaults, with a
     :class:`winellbot.meaning.Embedder` (``embedder=None``: words only, for tests of the lexical parts)."""
-    from winellbot.pipeline.offline_meaning import MeaningPlacer, Restatements
+    from winellbot.pipeline.offline_meaning import MeaningPlacer, Restatements, SentenceCutter
 
     restatements = Restatements(embedder) if embedder is not None else None
     loop = UpdateAggregationLoop(OfflineNavigator(), OfflineExtractor(), OfflineAggregator(restatements=restatements),
                                  max_iterations=max_iterations, max_empty=max_empty)
     return Pipeline(inducer=OfflineCriteria(), loop=loop, editor=OfflineEditor(),
                     max_suggestions=max_suggestions, today=today,
-                    placer=MeaningPlacer(embedder) if embedder is not None else None)
+                    refiners=(MeaningPlacer(embedder), SentenceCutter()) if embedder is not None else ())

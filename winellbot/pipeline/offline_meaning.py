@@ -3,6 +3,8 @@
 * :class:`MeaningPlacer`: the pipeline's chosen updates placed again, by meaning as well as words.
 * :class:`Restatements`: an update that an article sentence already states in other words is
   not new, unless it names, dates or counts something that sentence does not.
+* :class:`SentenceCutter`: a passage cut short to fit a suggestion ends at a sentence's end
+  (spaCy's sentences) or, failing that, at a clause's, never mid-clause.
 
 Both embed only what a cheaper step has short-listed (see :mod:`winellbot.meaning` on speed).
 """
@@ -73,6 +75,7 @@ class Restatements:
         self.embedder = embedder
         self.threshold = threshold
         self.max_words = max_words
+        self._vectors = per_article(lambda article: embedder.embed(list(article_sentences(article))))
 
     def find(self, article: Article, text: str) -> str | None:
         """Why ``text`` is not new (the restating sentence and the cosine), or None."""
@@ -83,8 +86,7 @@ class Restatements:
             return None
         from winellbot.meaning import named_facts
 
-        vectors = self.embedder.embed(list(sentences))
-        closeness = vectors @ self.embedder.embed([text])[0]
+        closeness = self._vectors(article) @ self.embedder.embed([text])[0]
         facts = None
         for i in closeness.argsort()[::-1]:
             if closeness[i] < self.threshold:
@@ -95,3 +97,43 @@ class Restatements:
                 return (f"an article sentence already says this in other words (meaning {closeness[i]:.2f}), "
                         f"with the same names, dates and numbers: \u201c{quoted}\u201d")
         return None
+
+
+_CLAUSE_END = (",", ";", ":", "\u2014", "\u2013")
+
+
+class SentenceCutter:
+    """Ends a passage that had to be cut short at a sentence's or clause's end.
+
+    The extractor fits a cased page's run of sentences into a suggestion's word budget and
+    cuts the last sentence where the budget ends, which can be mid-clause (8 of 499 dev
+    suggestions), and a scraped page may hide a sentence end from the rule-based splitter
+    ("1949.Minton's"). spaCy reads the passage, only for the few updates the pipeline keeps:
+    whole sentences are kept while they fit; a first sentence longer than the budget ends at
+    its last comma, semicolon, colon or dash within it, with an ellipsis. Texts that lost their
+    punctuation are left alone: spaCy finds 2% of their sentence ends (measured on the dev
+    back-test's cased pages with case and punctuation stripped).
+    """
+
+    def refine(self, article: Article, updates: list[Update]) -> list[Update]:
+        return [self.cut(u) for u in updates]
+
+    def cut(self, update: Update) -> Update:
+        budget = len(words(update.text))
+        if budget >= len(words(update.quote)) or not any(c in update.quote for c in ".!?"):
+            return update  # not cut short, or a text without sentence punctuation
+        from winellbot.meaning import english
+        from winellbot.pipeline.offline import safe_text
+
+        kept: list[str] = []
+        for sentence in english()(update.quote).sents:
+            if len(words(" ".join(kept + [sentence.text]))) > budget:
+                break
+            kept.append(sentence.text)
+        if kept:
+            return replace(update, text=safe_text(" ".join(kept)))
+        head = words(update.quote)[:budget]
+        ends = [i for i, w in enumerate(head) if w.endswith(_CLAUSE_END)]
+        if not ends or ends[-1] < budget // 3:
+            return update  # no clause end in reach: the cut stays where it was
+        return replace(update, text=safe_text(" ".join(head[: ends[-1] + 1]).rstrip(",;:\u2014\u2013 ") + " \u2026"))

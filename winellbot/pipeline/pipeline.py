@@ -34,9 +34,10 @@ class Pipeline:
     editor: Editor
     max_suggestions: int = 5
     today: dt.date | None = None
-    # A last look at the chosen updates before editing: ``refine(article, updates) -> updates``
-    # (the offline backend places them again by meaning there, for the few it keeps).
-    placer: object | None = None
+    # Last looks at the chosen updates before editing, in order: ``refine(article, updates) -> updates``
+    # (the offline backend places them again by meaning and cuts them at sentence ends there:
+    # work worth doing for the few it keeps, not for every passage it reads).
+    refiners: tuple = ()
 
     def propose(self, article: Article, search: SearchBackend, fetcher: Fetcher | None = None, *,
                 since: str | None = None) -> PipelineResult:
@@ -44,8 +45,8 @@ class Pipeline:
         criteria = self.inducer.induce(article)
         result = self.loop.run(article, criteria, search, fetcher)
         ranked = sorted(result.kept, key=lambda u: -u.score)[: self.max_suggestions]
-        if self.placer is not None and ranked:
-            ranked = self.placer.refine(article, ranked)
+        for refiner in self.refiners if ranked else ():
+            ranked = refiner.refine(article, ranked)
         suggestions = tuple(self._suggest(article, u) for u in ranked)
         return PipelineResult(
             suggestions=suggestions,
