@@ -10,6 +10,7 @@ from winellbot.llm.client import ModelClient
 from winellbot.llm.openai_backend import OpenAIBackend
 from winellbot.models import Document
 from winellbot.pipeline.agent import build_agent_pipeline
+from winellbot.pipeline.agent_common import fit, pack
 from winellbot.pipeline.agent_hybrid import build_hybrid_pipeline
 
 # a long page: one paragraph of news about the team among much that is not
@@ -63,3 +64,11 @@ def test_hybrid_model_rounds_search_on_after_the_leads():
         result = pipeline.propose(ARTICLE, corpus(LONG, RESERVE))
     assert server.stages().count("navigator") == 2  # one query and one pick, after the leads
     assert "Ada Lovelace Racing reserve" in [s.query for s in result.steps]
+
+
+def test_passages_are_packed_whole_in_order_up_to_the_budget():
+    blocks = [f"[Passage {i}]\n" + "word " * 40 for i in range(1, 6)]  # about 60 tokens each
+    shown = pack(blocks, 150)
+    assert shown == "\n\n".join(blocks[:2]), "two whole passages fit; the third is left out, not cut"
+    assert pack(blocks, 20) == fit(blocks[0], 20), "a first passage alone too long is cut to fit"
+    assert pack([], 100) == ""

@@ -151,6 +151,19 @@ def _max_chars(node: dict, defs: dict, where: str) -> int:
     return {"null": 4, "boolean": 5}.get(kind, 20)
 
 
+def pack(blocks: list[str], tokens: int, sep: str = "\n\n") -> str:
+    """As many whole ``blocks`` as fit in about ``tokens`` tokens, in order (the first is cut to fit
+    when it alone is too long): a block cut in the middle would show the model half a passage."""
+    taken, budget = [], int(tokens * CHARS_PER_TOKEN)
+    for block in blocks:
+        cost = len(block) + (len(sep) if taken else 0)
+        if cost > budget:
+            break
+        taken.append(block)
+        budget -= cost
+    return sep.join(taken) if taken else fit(blocks[0] if blocks else "", tokens)
+
+
 def schema_tokens(schema) -> int:
     """What the schema note the client appends to a prompt costs (see ``client._with_schema``)."""
     return estimate_tokens(json.dumps(schema.model_json_schema(), separators=(",", ":"))) + 20

@@ -25,6 +25,7 @@ from winellbot.pipeline.agent_common import (
     clip,
     fence,
     fit,
+    pack,
     resolve_section,
     schema_tokens,
     section_name,
@@ -81,8 +82,9 @@ class LLMExtractor(Extractor):
         return self.extract_from(article, criteria, document, f"{document.title}\n\n{document.text}")
 
     def extract_from(self, article: Article, criteria: SectionCriteria, document: Document,
-                     text: str, sources: tuple[Document, ...] = ()) -> list[Update]:
-        """As :meth:`extract`, showing the model ``text`` (the page, or passages of it) as the document.
+                     text: str | list[str], sources: tuple[Document, ...] = ()) -> list[Update]:
+        """As :meth:`extract`, showing the model ``text`` (the page, cut to the budget) as the document,
+        or, for a list, as many of its passages as fit whole, in order.
 
         With ``sources`` (passages of several documents in ``text``), each update is credited to
         the source whose text holds its quote.
@@ -94,7 +96,8 @@ class LLMExtractor(Extractor):
         sections = fit(bullet_list([f"{section_name(p)}: {clip(c, 300)}" for p, c in criteria.criteria.items()]),
                        room // 3)
         room = prompt.room(schema_tokens(ExtractReply), sections=sections, **values)
-        messages = prompt.render(sections=sections, document=fence(fit(text, room), "document"), **values)
+        shown = fit(text, room) if isinstance(text, str) else pack(text, room)
+        messages = prompt.render(sections=sections, document=fence(shown, "document"), **values)
         try:
             reply = self.client.ask("extractor", messages, ExtractReply, model=self.model,
                                     max_tokens=self.max_tokens or prompt.output_tokens, version=prompt.version)

@@ -5,8 +5,9 @@
                               then, for ``model_rounds`` more rounds (none by default), the LLM
                               Navigator searches
     HybridExtractor           the model sees the offline passages of every lead at once (with their
-                              placement and source) in one call, instead of whole pages; a
-                              document with no passage costs no call
+                              placement and source) in one call, instead of whole pages: the best
+                              passages first (at most ``per_lead`` of a lead), as many as fit whole
+                              in the prompt's budget; a document with no passage costs no call
     criteria, aggregator, editor: the LLM agent's
 
 So the model reads a few passages per source instead of whole pages and writes no query for the
@@ -80,10 +81,13 @@ class HybridExtractor(Extractor):
     model's own search found is shown its own passages.
     """
 
-    def __init__(self, leads: Leads, extractor: LLMExtractor, offline: OfflineExtractor | None = None) -> None:
+    def __init__(self, leads: Leads, extractor: LLMExtractor, offline: OfflineExtractor | None = None, *,
+                 per_lead: int = 3) -> None:
         self.leads = leads
         self.extractor = extractor
         self.offline = offline or OfflineExtractor()
+        # a reply holds three updates: more than a few passages of one page mostly repeat its story
+        self.per_lead = per_lead
 
     def extract(self, article: Article, criteria: SectionCriteria, document: Document) -> list[Update]:
         """Updates from the passages of ``document``; [] without a model call when it has none."""
@@ -91,15 +95,16 @@ class HybridExtractor(Extractor):
             if self.leads.read:
                 return []  # its passages went with the first lead's request
             self.leads.read = True
-            passages = [p for ps in self.leads.passages.values() for p in ps]
+            passages = [p for ps in self.leads.passages.values() for p in ps[: self.per_lead]]
         else:  # a document the model's own search found
-            passages = self.offline.extract(article, criteria, document)
+            passages = self.offline.extract(article, criteria, document)[: self.per_lead]
         if not passages:
             return []
-        text = "\n\n".join(f"[Passage {i} from \"{p.document.title}\", placed under: "
-                           f"{section_name(p.section_path)}]\n{p.quote}" for i, p in enumerate(passages, 1))
+        passages.sort(key=lambda p: -p.score)  # the extractor packs them whole, best first, up to its budget
+        blocks = [f"[Passage {i} from \"{p.document.title}\", placed under: {section_name(p.section_path)}]\n"
+                  f"{p.quote}" for i, p in enumerate(passages, 1)]
         sources = tuple({p.document.url: p.document for p in passages}.values())
-        return self.extractor.extract_from(article, criteria, document, text, sources=sources)
+        return self.extractor.extract_from(article, criteria, document, blocks, sources=sources)
 
 
 @dataclass
