@@ -36,6 +36,13 @@ def test_parse_reply_finds_the_object(text):
     assert parse_reply(text, Verdict) == Verdict(action="add", reason="new")
 
 
+def test_a_raw_line_break_inside_a_string_does_not_hide_the_object():
+    # what SmolLM2 wrote under llama.cpp's schema grammar (which lets control characters into
+    # strings): strictly decoded, the outer object failed and its nested item was validated instead
+    text = '{"action": "add", "reason": "them.}]}\n{" }'
+    assert parse_reply(text, Verdict) == Verdict(action="add", reason="them.}]}\n{")
+
+
 @pytest.mark.parametrize("text", ["no json here", '{"action": "add"}', "{broken"])
 def test_parse_reply_rejects(text):
     with pytest.raises(MalformedReply):

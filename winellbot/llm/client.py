@@ -246,7 +246,10 @@ def parse_reply(text: str, schema: type[T]) -> T:
 
 
 def _json_objects(text: str):
-    decoder = json.JSONDecoder()
+    # strict=False: a raw newline or tab inside a string is taken as written. llama-cpp-python's
+    # schema grammar allows them (its string characters are [^"\\]); strict JSON decoding rejected
+    # the whole object and validated an item nested in it instead.
+    decoder = json.JSONDecoder(strict=False)
     start = text.find("{")
     while start != -1:
         try:
