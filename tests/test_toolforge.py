@@ -119,3 +119,27 @@ def test_the_user_agent_names_the_bots_user_page(site):
     agent = http.user_agent(site)
     assert f"{site.protocol()}://{site.hostname()}/index.php?title=User:{site.username()}" in agent, agent
     assert agent.startswith(f"{site.username()}/") and "winellbot/" in agent
+
+
+def test_news_searches_and_fetches_name_the_bots_user_page_too(site, tmp_path):
+    """A publisher sees the bot in its logs, not only the wiki: the bot built for a cycle sends the
+    same contact in its search and fetch requests."""
+    from search_http import LocalServer, Reply, json_reply
+
+    from winellbot import commands, factory
+    from winellbot.models import SearchResult
+
+    with LocalServer() as srv:
+        srv.routes["/search"] = json_reply({"query": "x", "results": []})
+        srv.routes["/story"] = Reply(body="<html><body><p>The harbour bridge opened on Friday.</p></body></html>")
+        settings = Settings()
+        settings.search.backend, settings.search.base_url = "searxng", srv.url + "/"
+        settings.search.allow_private_urls = True
+        state = State(str(tmp_path / "s.sqlite"))
+        bot = commands.build_bot(settings, state, wiki=factory.Wiki(site, None, None))
+        bot.search.search("harbour bridge", limit=5)
+        bot.fetcher.fetch(SearchResult(url=srv.url + "/story", title="Bridge", snippet=""))
+        agents = [seen.headers["user-agent"] for seen in srv.requests]
+    page = f"{site.protocol()}://{site.hostname()}/index.php?title=User:{site.username()}"
+    assert [seen.path for seen in srv.requests] == ["/search", "/story"]
+    assert all(page in agent and agent.startswith("winellbot/") for agent in agents), agents

@@ -57,10 +57,11 @@ def build_bot(settings: Settings, state: State, *, dry_run: bool = False, wiki=N
     # One model client per cycle, shared by the pipeline and the support judge; the bot tells
     # it the run id, so its calls and token use are recorded against the run.
     client, editor_client = factory.build_model_clients(settings, state)
+    agent = factory.web_user_agent(getattr(wiki, "site", None), settings.wiki.username)
     return WinellBot(
         state=state, reader=wiki.reader, writer=wiki.writer,
         pipeline=factory.build_pipeline(settings, state=state, client=client, editor_client=editor_client),
-        search=factory.build_search(settings), fetcher=factory.build_fetcher(settings, state),
+        search=factory.build_search(settings, agent), fetcher=factory.build_fetcher(settings, state, agent),
         gates=factory.build_gates(settings, state, client=client), settings=settings, dry_run=dry_run,
         clients=tuple(c for c in (client, editor_client) if c is not None),
     )

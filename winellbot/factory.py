@@ -42,7 +42,20 @@ class DatedSearch(SearchBackend):
         return self.inner.search(query, since=since or self.since, limit=limit)
 
 
-def build_search(settings: Settings) -> SearchBackend:
+def web_user_agent(site=None, username: str | None = None) -> str:
+    """The User-Agent of the bot's news searches and fetches: it names the bot's user page, as the
+    wiki's own requests do, so a publisher who sees the bot in its logs can reach the operator."""
+    from winellbot.search._web import DEFAULT_USER_AGENT
+
+    if site is None:
+        return DEFAULT_USER_AGENT
+    from winellbot.wiki.site import user_page_url
+
+    url = user_page_url(site, site.username() or username)
+    return DEFAULT_USER_AGENT[:-1] + f"; {url})" if url else DEFAULT_USER_AGENT
+
+
+def build_search(settings: Settings, user_agent: str | None = None) -> SearchBackend:
     s = settings.search
     if s.backend == "corpus":
         from winellbot.search.corpus import LocalCorpus
@@ -62,6 +75,8 @@ def build_search(settings: Settings) -> SearchBackend:
     key = os.environ.get(s.api_key_env, "")
     if key:
         kwargs["api_key"] = key
+    if user_agent:
+        kwargs["user_agent"] = user_agent
     return get_search_backend(s.backend, **kwargs)
 
 
@@ -72,12 +87,13 @@ def since_for(settings: Settings, last_checked: str | None) -> str:
     return window.isoformat()
 
 
-def build_fetcher(settings: Settings, state: State | None) -> Fetcher | None:
+def build_fetcher(settings: Settings, state: State | None, user_agent: str | None = None) -> Fetcher | None:
     if settings.search.backend == "corpus":
         return None  # corpus results carry their documents
     from winellbot.search.fetch import WebFetcher
 
-    return WebFetcher(state=state, allow_private=settings.search.allow_private_urls)
+    return WebFetcher(state=state, allow_private=settings.search.allow_private_urls,
+                      user_agent=user_agent or web_user_agent())
 
 
 def build_client(settings: Settings, state: State | None, run_id: int | None):

@@ -175,18 +175,24 @@ def describe_bot(site: APISite, username: str | None) -> str:
     ``user_agent_description`` into its User-Agent. Returns the user page's URL (built from the
     family, without asking the wiki).
     """
-    from urllib.parse import quote
-
     import pywikibot
 
     from winellbot import __version__
 
+    url = user_page_url(site, username)
+    if url:
+        pywikibot.config.user_agent_description = f"winellbot/{__version__}; {url}"
+    return url
+
+
+def user_page_url(site: APISite, username: str | None) -> str:
+    """The bot's user page on ``site`` ("" without a user name), built from the family alone."""
+    from urllib.parse import quote
+
     if not username:
         return ""
     title = quote("User:" + username.replace(" ", "_"), safe=":/")
-    url = f"{site.protocol()}://{site.hostname()}{site.path()}?title={title}"
-    pywikibot.config.user_agent_description = f"winellbot/{__version__}; {url}"
-    return url
+    return f"{site.protocol()}://{site.hostname()}{site.path()}?title={title}"
 
 
 def _apply_throttle(site: APISite, throttle: float | None) -> None:
