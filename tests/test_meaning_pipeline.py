@@ -77,3 +77,24 @@ def test_the_same_words_with_another_date_are_new(embedder):
     other_day = update("On Friday the town's mayor officially opened its newly built bridge across the Elm River.")
     decision = OfflineAggregator(restatements=Restatements(embedder)).aggregate(article, other_day, ())
     assert decision.action == "add"
+
+
+RETOLD = ("Elmford is a small market town that lies on the banks of the Elm River. "
+          "On Monday the town's mayor officially opened its newly built bridge across the Elm River. "
+          "Buses go across it every ten minutes, according to the town.")
+
+
+def test_a_passage_that_retells_the_article_sentence_by_sentence_is_not_new(embedder):
+    article = parse_simple_article("Elmford", BRIDGE)
+    retold = update(RETOLD)
+    assert len(retold.text.split()) > 40  # too long to compare as one statement
+    decision = OfflineAggregator(restatements=Restatements(embedder)).aggregate(article, retold, ())
+    assert decision.action == "ignore", decision.reason
+    assert "each of its 3 sentences" in decision.reason
+
+
+def test_one_new_sentence_keeps_a_retelling_passage(embedder):
+    article = parse_simple_article("Elmford", BRIDGE)
+    news = update(RETOLD + " The bridge cost 12 million pounds and was paid for by the shire council.")
+    decision = OfflineAggregator(restatements=Restatements(embedder)).aggregate(article, news, ())
+    assert decision.action == "add", decision.reason
