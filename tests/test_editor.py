@@ -164,6 +164,25 @@ def test_a_few_training_steps_lower_the_loss(tiny, tmp_path, capsys):
     assert "| this editor |" in card
 
 
+def test_the_loss_from_the_answer_logits_alone_is_the_whole_sequences_loss(tiny):
+    """The collator computes logits only from the token before the answer on; the loss is unchanged."""
+    import torch
+
+    from winellbot.editor.train import _Collator, encode_examples
+    from winellbot.llm.local_model import load_model, load_tokenizer
+
+    tokenizer, model = load_tokenizer(tiny), load_model(tiny)
+    rows, _ = encode_examples(tokenizer, [BRIDGE, LIBRARY], 512)
+    batch = _Collator(tokenizer.pad_token_id)(rows)
+    width = batch["input_ids"].shape[1]
+    assert batch["labels"].shape[1] == batch["logits_to_keep"] < width / 2
+    with torch.no_grad():
+        tail = model(**batch).loss
+        whole = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"],
+                      labels=torch.tensor([r["labels"] + [-100] * (width - len(r["labels"])) for r in rows])).loss
+    assert float(tail) == pytest.approx(float(whole), rel=1e-5)
+
+
 def test_the_predictor_never_sees_the_target(tiny, tmp_path):
     """Targets carrying a sentinel give the same predictions as no targets at all, and no prompt holds it."""
     from winellbot.editor.train import TrainConfig, train

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from winellbot.editor.examples import EditorExample
 from winellbot.editor.shortedit import PROMPT, training_pair
-from winellbot.llm.local_model import EDITOR_FILE, fast_dtype, load_model, load_tokenizer
+from winellbot.llm.local_model import EDITOR_FILE, ThreadChooser, fast_dtype, load_model, load_tokenizer
 from winellbot.llm.prompts import load_prompt
 
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
@@ -89,6 +89,13 @@ def encode_examples(tokenizer, examples: list[EditorExample], max_length: int) -
 
 
 class _Collator:
+    """Right-padded batches that carry only the logits the loss needs.
+
+    The loss is on the answer only, so the vocabulary projection (49k words x every position for
+    SmolLM2: a fifth of a step's work) is computed from the token before the first answer token on:
+    ``logits_to_keep`` and labels cut to the same tail (the model shifts them by one itself).
+    """
+
     def __init__(self, pad_id: int) -> None:
         self.pad_id = pad_id
 
@@ -99,8 +106,10 @@ class _Collator:
         ids = [r["input_ids"] + [self.pad_id] * (width - len(r["input_ids"])) for r in rows]
         labels = [r["labels"] + [-100] * (width - len(r["labels"])) for r in rows]
         mask = [[1] * len(r["input_ids"]) + [0] * (width - len(r["input_ids"])) for r in rows]
-        return {"input_ids": torch.tensor(ids), "labels": torch.tensor(labels),
-                "attention_mask": torch.tensor(mask)}
+        first = min((next((i for i, x in enumerate(row) if x != -100), width) for row in labels), default=0)
+        keep = min(width, width - first + 1)
+        return {"input_ids": torch.tensor(ids), "labels": torch.tensor([row[width - keep:] for row in labels]),
+                "attention_mask": torch.tensor(mask), "logits_to_keep": keep}
 
 
 def mean_loss(model, rows: list[dict], pad_id: int) -> float:
@@ -114,7 +123,7 @@ def mean_loss(model, rows: list[dict], pad_id: int) -> float:
     total = 0.0
     with torch.no_grad():
         for row in rows:
-            batch = {k: v.to(device) for k, v in _Collator(pad_id)([row]).items()}
+            batch = {k: v.to(device) if hasattr(v, "to") else v for k, v in _Collator(pad_id)([row]).items()}
             total += float(model(**batch).loss)
     return total / len(rows)
 
@@ -136,6 +145,9 @@ def train(examples: list[EditorExample], config: TrainConfig) -> TrainResult:
     model = get_peft_model(model, LoraConfig(r=config.rank, lora_alpha=config.alpha, lora_dropout=config.dropout,
                                              target_modules=list(LORA_TARGETS), layers_to_transform=top,
                                              task_type="CAUSAL_LM"))
+    threads = None if _cuda() else ThreadChooser()
+    if threads:
+        threads.apply()
     probe = random.Random(config.seed).sample(rows, min(config.loss_sample, len(rows)))
     before = mean_loss(model, probe, tokenizer.pad_token_id)
     output = Path(config.output)
@@ -147,7 +159,8 @@ def train(examples: list[EditorExample], config: TrainConfig) -> TrainResult:
         report_to=[], disable_tqdm=not config.progress, remove_unused_columns=False,
         dataloader_num_workers=0, bf16=dtype == "bfloat16", use_cpu=not _cuda(),
     )
-    trainer = Trainer(model=model, args=args, train_dataset=rows, data_collator=_Collator(tokenizer.pad_token_id))
+    trainer = Trainer(model=model, args=args, train_dataset=rows, data_collator=_Collator(tokenizer.pad_token_id),
+                      callbacks=[_free_cores_callback(threads)] if threads else [])
     resume = config.resume and any((output / "checkpoints").glob("checkpoint-*"))
     trainer.train(resume_from_checkpoint=True if resume else None)
     after = mean_loss(model, probe, tokenizer.pad_token_id)
@@ -158,6 +171,18 @@ def train(examples: list[EditorExample], config: TrainConfig) -> TrainResult:
         (output / EDITOR_FILE).write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
     return TrainResult(output, len(rows), skipped, trainer.state.global_step, before, after,
                        [h for h in trainer.state.log_history if "loss" in h], trainer.is_world_process_zero())
+
+
+def _free_cores_callback(threads: ThreadChooser):
+    from transformers import TrainerCallback
+
+    class FreeCores(TrainerCallback):
+        """Before each step, as many CPU threads as other processes leave cores (see local_model.cpu_threads)."""
+
+        def on_step_begin(self, args, state, control, **kwargs):
+            threads.apply()
+
+    return FreeCores()
 
 
 def _warmup(rows: list, config: TrainConfig) -> int:
