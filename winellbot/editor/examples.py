@@ -117,6 +117,7 @@ def write_jsonl(rows: Iterable[dict], path: str | Path) -> int:
     with path.open("w", encoding="utf-8") as handle:
         for row in rows:
             handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            handle.flush()  # a long apply run stopped midway keeps what it predicted
             n += 1
     return n
 
