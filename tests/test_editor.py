@@ -323,4 +323,6 @@ def test_the_shipped_editor_works_after_the_readme_setup(tmp_path):
     assert cli.main(["editor", "apply", examples, "--output", str(out), "--no-progress"]) == 0
     edited = json.loads(out.read_text())["edited"]
     assert score_edit(BRIDGE, edited).preserved == 1.0  # a short edit never drops a word of the paragraph
-    assert edited.startswith("Work on the bridge began in 2020.")
+    # one sentence inserted at a sentence boundary, the paragraph itself untouched (where it goes is the
+    # model's choice: this checkpoint puts most of its sentences first, see the card)
+    assert BRIDGE.original in edited and len(edited.split()) >= len(BRIDGE.original.split()) + 3
