@@ -4,7 +4,8 @@ Creates a throwaway MediaWiki with N fictional towns (half opted in on their tal
 the bot's watchlist) and news for each, dated today so every run finds it again. Then, through
 the real CLI (`python -m winellbot.cli once --force`):
 
-1. K times: start `once`, kill it with SIGKILL at a random moment; then run it to the end twice;
+1. K times: start `once`, and once its cycle has begun (its run is in the state) kill it with SIGKILL
+   at a random moment of the cycle; then run it to the end twice;
 2. M times: start two `once` together on the same state; one must run, the other refuse cleanly.
 
 It reports duplicate suggestion ids on the wiki (an id in more than one box), suggestions lost
@@ -51,6 +52,24 @@ NEWS = [
     ("school", "{name} opens new school", "A new primary school opened in {name} on 7 September {year} with places "
      "for 210 pupils. The school in {name} cost 9 million euros and replaces two older buildings."),
 ]
+
+# A new fact per town before each killed run, so that every run has something to post.
+TOPICS = ("library", "museum", "footbridge", "park", "covered market", "sports hall", "clinic", "fire station",
+          "swimming pool", "cinema", "bus station", "marina", "lighthouse museum", "concert hall", "skate park",
+          "youth centre", "botanic garden", "aquarium", "ice rink", "observatory", "art gallery", "velodrome")
+
+
+def _add_news(news: Path, names: list[str], k: int) -> None:
+    topic, year = TOPICS[k % len(TOPICS)], time.strftime("%Y")
+    with (news / "news.jsonl").open("a", encoding="utf-8") as fh:
+        for n, name in enumerate(names):
+            slug = name.lower().replace(" ", "-")
+            fh.write(json.dumps({
+                "id": f"{slug}-round{k}", "url": f"https://news.example.org/{slug}/round-{k}",
+                "title": f"{name} opens a new {topic}", "published": time.strftime("%Y-%m-%d"),
+                "publisher": "Westmark Gazette (fictional)",
+                "text": f"A new {topic} opened in {name} on {1 + k % 28} June {year}, the town council of {name} said. "
+                        f"The {topic} cost {3 + k + n % 7} million euros and employs {10 + 3 * k} people."}) + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -133,22 +152,48 @@ def _run(wiki, scratch: Path, root: Path, args) -> int:
             crashes.append(f"exit {proc.returncode}: {err.strip()[-300:]}")
         return "refused" if refused else "ran"
 
-    began = full = time.monotonic()
-    finish(start())  # one whole cycle, to learn how long one takes
-    cycle = time.monotonic() - full
-    print(f"set-up: {args.pages} towns; one whole cycle takes {cycle:.1f} s")
-    killed_at = []
-    for _ in range(args.kills):
+    state_path = str(Path(config).parent / "state.sqlite")
+
+    def runs() -> int:
+        if not os.path.exists(state_path):
+            return 0
+        try:
+            with sqlite3.connect(f"file:{state_path}?mode=ro", uri=True, timeout=30) as db:
+                return db.execute("select count(*) from runs").fetchone()[0]
+        except sqlite3.OperationalError:  # the job is creating the state right now
+            return 0
+
+    def cycle_started(proc, before: int) -> float:
+        """Wait until the job has begun its cycle (its run is in the state); returns when."""
+        while proc.poll() is None and runs() == before:
+            time.sleep(0.05)
+        return time.monotonic()
+
+    began = time.monotonic()
+    proc = start()
+    started = cycle_started(proc, 0)
+    finish(proc)  # one whole cycle, to learn how long one takes
+    cycle = time.monotonic() - started
+    print(f"set-up: {args.pages} towns; one whole cycle takes {cycle:.1f} s after the job starts it")
+    killed_at: list[float] = []
+    bound, k = cycle, 0
+    while len(killed_at) < args.kills and k < 3 * args.kills:
+        _add_news(Path(config).parent / "news", names, k)
+        k += 1
         proc = start()
-        moment = rng.uniform(0.5, max(1.0, cycle))
-        time.sleep(moment)
+        started = cycle_started(proc, runs())
+        moment = rng.uniform(0.0, bound)  # anywhere in the cycle: reading, the pipeline, posting
+        while proc.poll() is None and time.monotonic() - started < moment:
+            time.sleep(0.02)
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
+            killed_at.append(round(moment, 1))
+        else:  # it finished first: later cycles are about this long
+            bound = time.monotonic() - started
         proc.wait()
-        killed_at.append(round(moment, 1))
     for _ in range(2):
         finish(start())
-    print(f"{args.kills} SIGKILLs at {sorted(killed_at)} s, then 2 whole runs")
+    print(f"{len(killed_at)} SIGKILLs during the cycle, at {sorted(killed_at)} s into it; then 2 whole runs")
     outcomes: Counter = Counter()
     for _ in range(args.pairs):
         pair = [start(), start()]

@@ -45,6 +45,7 @@ _fd = os.open(os.path.join(_PYWIKIBOT_DIR, "user-config.py"), os.O_WRONLY | os.O
 os.close(_fd)
 os.environ["PYWIKIBOT_DIR"] = _PYWIKIBOT_DIR
 
+import contextlib  # noqa: E402
 import itertools  # noqa: E402
 import re  # noqa: E402
 import secrets  # noqa: E402
@@ -72,12 +73,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     shutil.rmtree(_PYWIKIBOT_DIR, ignore_errors=True)
 
 
-@pytest.fixture(scope="session")
-def local_wiki(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalWiki]:
-    """One local MediaWiki for the whole session (see module docstring)."""
+@contextlib.contextmanager
+def _serving(folder) -> Iterator[LocalWiki]:
+    """A fresh local wiki in ``folder``, started with the templates installed; stopped afterwards."""
     if not mediawiki_available():
         pytest.skip(_SKIP_REASON)
-    wiki = LocalWiki(tmp_path_factory.mktemp("localwiki") / "wiki")
+    wiki = LocalWiki(folder)
     wiki.create()
     wiki.start()
     try:
@@ -85,6 +86,13 @@ def local_wiki(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalWiki]:
         yield wiki
     finally:
         wiki.stop()
+
+
+@pytest.fixture(scope="session")
+def local_wiki(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalWiki]:
+    """One local MediaWiki for the whole session (see module docstring)."""
+    with _serving(tmp_path_factory.mktemp("localwiki") / "wiki") as wiki:
+        yield wiki
 
 
 @pytest.fixture
@@ -142,16 +150,8 @@ def scene(local_wiki: LocalWiki, make_page: PageMaker, tmp_path, monkeypatch) ->
 @pytest.fixture
 def own_wiki(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalWiki]:
     """A local wiki for one test only: it may stop it or break the bot's login."""
-    if not mediawiki_available():
-        pytest.skip(_SKIP_REASON)
-    wiki = LocalWiki(tmp_path_factory.mktemp("ownwiki") / "wiki")
-    wiki.create()
-    wiki.start()
-    try:
-        wiki.install_templates()
+    with _serving(tmp_path_factory.mktemp("ownwiki") / "wiki") as wiki:
         yield wiki
-    finally:
-        wiki.stop()
 
 
 @pytest.fixture(scope="session")

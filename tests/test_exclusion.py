@@ -5,8 +5,8 @@ what sees a template saved a moment ago; the wiki tests fail when it is taken ou
 """
 import pytest
 
+from wikiscene import fact_suggestion
 from winellbot.errors import PostingRefused
-from winellbot.models import Citation, Document, Edit, Suggestion, Update
 from winellbot.wiki.exclusion import exclusion
 from winellbot.wiki.render import render_queue_entry, render_section
 from winellbot.wiki.writer import WikiWriter
@@ -53,12 +53,6 @@ ON_WIKI = ["{{bots|optout=winellbot}}", "{{bots|optout=all}}", "{{Bots|Deny=Wine
            "{{bots|allow=none}}", "{{nobots|deny=all}}"]
 
 
-def _suggestion(article: str) -> Suggestion:
-    doc = Document(id="d", url="https://news.example/fact", title="News", text="A bridge opened in 2024.")
-    edit = Edit("Old.", "Old. A bridge opened in 2024.", "A bridge opened in 2024.", Citation(doc.url, "News"))
-    return Suggestion(article, 1, ("History",), 0, edit, Update("A bridge opened in 2024.", ("History",), "", doc))
-
-
 @pytest.fixture
 def writer(site, make_page):
     return WikiWriter(site, bot_user=site.username(), shutoff_page=make_page("run", prefix="Shutoff"),
@@ -77,7 +71,7 @@ def test_exclusion_on_the_talk_page_is_honoured_on_the_wiki(writer, site, make_p
     article = make_page("Article.", prefix="Excluding talk", talk=f"Talk.\n{template}")
     local_wiki.run_jobs()  # Pywikibot's own check sees the template too: the text check must still hold
     before = _revisions(site, f"Talk:{article}")
-    s = _suggestion(article)
+    s = fact_suggestion(article)
     with pytest.raises(PostingRefused):
         writer.post_talk_section(article, "Suggestions", render_section([s], bot_user=writer.bot_user), [s.id])
     assert _revisions(site, f"Talk:{article}") == before
@@ -86,7 +80,7 @@ def test_exclusion_on_the_talk_page_is_honoured_on_the_wiki(writer, site, make_p
 @pytest.mark.parametrize("template", ON_WIKI)
 def test_exclusion_on_the_article_is_honoured_for_talk_and_queue(writer, site, make_page, template):
     article = make_page(f"Article text.\n{template}", prefix="Excluding article")
-    s = _suggestion(article)
+    s = fact_suggestion(article)
     with pytest.raises(PostingRefused, match=article):
         writer.post_talk_section(article, "Suggestions", render_section([s], bot_user=writer.bot_user), [s.id])
     queue = f"User:{writer.bot_user}/Queue/{article}"

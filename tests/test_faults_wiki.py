@@ -11,11 +11,10 @@ import time
 
 import pytest
 
-from wikiscene import make_scene, run_cycle
+from wikiscene import fact_suggestion, make_scene, run_cycle
 
 from winellbot.config import dump_settings
 from winellbot.errors import PageGone, PostingRefused
-from winellbot.models import Citation, Document, Edit, Suggestion, Update
 from winellbot.state.db import State
 from winellbot.wiki.render import render_section
 from winellbot.wiki.writer import WikiWriter
@@ -46,19 +45,13 @@ def posted_here(site, title: str) -> bool:
     return page.exists() and "winellbot-suggestion" in page.text
 
 
-def _suggestion(article: str) -> Suggestion:
-    doc = Document(id="d", url="https://news.example/fact", title="News", text="A bridge opened in 2024.")
-    edit = Edit("Old.", "Old. A bridge opened in 2024.", "A bridge opened in 2024.", Citation(doc.url, "News"))
-    return Suggestion(article, 1, ("History",), 0, edit, Update("A bridge opened in 2024.", ("History",), "", doc))
-
-
 @pytest.fixture
 def writer(site, make_page):
     return WikiWriter(site, bot_user=site.username(), shutoff_page=make_page("run", prefix="Shutoff"))
 
 
 def _post(writer, article):
-    s = _suggestion(article)
+    s = fact_suggestion(article)
     return writer.post_talk_section(article, "Suggestions", render_section([s], bot_user=writer.bot_user), [s.id])
 
 

@@ -6,9 +6,7 @@ another subject.
 """
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
 
 import pytest
 

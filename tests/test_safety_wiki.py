@@ -5,11 +5,14 @@ before a real run, and two jobs on one state. News documents are written for the
 """
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 
 import pytest
 
@@ -19,10 +22,21 @@ from winellbot.state.db import State
 _ID_LINE = "  ["
 
 
-def cli(scene, *args: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
-    config = scene["config"]
-    cmd = [sys.executable, "-m", "winellbot.cli", *args, "--config", str(config)]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env={**os.environ, **(env or {})})
+@dataclass
+class Done:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def cli(scene, *args: str) -> Done:
+    """The real CLI (``winellbot.cli.main``) in this process, as an operator would type it."""
+    from winellbot.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([*args, "--config", str(scene["config"])])
+    return Done(code, out.getvalue(), err.getvalue())
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from winellbot import commands, factory
 from winellbot.config import Settings
+from winellbot.models import Citation, Document, Edit, Suggestion, Update
 from winellbot.state.db import State
 
 ARTICLE = """'''{name}''' is a fictional harbour town in the test county of Westmark.
@@ -84,3 +85,10 @@ def run_cycle(settings: Settings, titles, dry_run: bool = False):
     bot = commands.build_bot(settings, state, dry_run=dry_run,
                              wiki=factory.build_wiki(settings, Path(settings.state.path).parent))
     return bot.run(titles, force=True), state, bot
+
+
+def fact_suggestion(article: str, fact: str = "A bridge opened in 2024.") -> Suggestion:
+    """One small suggestion for ``article`` (for writer tests that only need something to post)."""
+    doc = Document(id="d", url="https://news.example/fact", title="News", text=fact)
+    edit = Edit("Old.", f"Old. {fact}", fact, Citation(doc.url, "News"))
+    return Suggestion(article, 1, ("History",), 0, edit, Update(fact, ("History",), "", doc))
