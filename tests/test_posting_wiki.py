@@ -80,6 +80,8 @@ def test_second_post_within_interval_is_batched_into_the_bots_section(writer, si
     assert "Another run" not in text
     assert text.count(SECTION_MARKER) == 1 and text.count("~~~~") == 0
     assert text.index(second[1].id) > text.index(first[0].id)
+    # the intro counts what the section holds now, not what the first post found
+    assert "It found 2 possible updates below." in text and "It found 1 possible" not in text
 
 
 def test_batch_goes_before_a_later_human_section(writer, site, bot, make_page, local_wiki):

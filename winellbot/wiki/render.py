@@ -204,6 +204,16 @@ def render_section(suggestions: Sequence[Suggestion], *, bot_user: str, style: s
     return intro + blocks + signature()
 
 
+_FOUND = re.compile(r"It found \d+ possible updates? below\.")
+
+
+def recount(section: str) -> str:
+    """The bot's section with its intro's count made to match the suggestions it holds (a batch
+    appended to the section adds some)."""
+    n = len(_START.findall(section))
+    return _FOUND.sub(f"It found {n} possible update{'s' if n != 1 else ''} below.", section, count=1)
+
+
 def signature() -> str:
     """The bot signs its own sections; the tildes are the bot's, never from untrusted text."""
     return "Posted automatically for human review. ~~~~\n"

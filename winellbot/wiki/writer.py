@@ -43,7 +43,7 @@ from pywikibot import exceptions as pwb_errors
 from winellbot.errors import ConfigError, PageGone, PostingRefused, ShutoffError, UnsafeWriteError, WikiError
 from winellbot.wiki.boundary import guarded
 from winellbot.wiki.exclusion import exclusion
-from winellbot.wiki.render import SECTION_MARKER, anchor, present_ids, set_status, split_blocks
+from winellbot.wiki.render import SECTION_MARKER, anchor, present_ids, recount, set_status, split_blocks
 
 RUN_WORD = "run"
 NEW_SECTION_TAG = "[new section]"
@@ -348,8 +348,10 @@ def _insert_into_latest_section(text: str, addition: str) -> str | None:
     level = len(before[-1].group(1)) if before else 0
     after = [h for h in headings if h.start() > at and (level == 0 or len(h.group(1)) <= level)]
     end = after[0].start() if after else len(text)
+    start = before[-1].start() if before else 0
     rest = text[end:]
-    return text[:end].rstrip() + "\n" + addition + ("\n" + rest if rest else "")
+    section = recount(text[start:end].rstrip() + "\n" + addition)  # the intro counts what it holds now
+    return text[:start] + section + ("\n" + rest if rest else "")
 
 
 def _count(ids: tuple[str, ...]) -> str:
