@@ -200,3 +200,19 @@ def test_the_sample_datas_cycle_proposes_nothing_about_another_subject():
     off = [(title, doc, subjects[doc]) for title, doc in postable if subjects[doc] != title]
     assert off == []
     assert all(doc != "news-14" for _, doc in postable), "the hostile page is never proposed"
+
+
+def test_similar_town_articles_get_no_other_towns_news():
+    """Articles that read alike (benchmarks/similar_towns.py): 40 towns, news for 8, each naming its
+    neighbour once. Without the subject gate every one of the 40 received another town's news."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    try:
+        from similar_towns import run
+    finally:
+        sys.path.pop(0)
+    r = run(40, 8)
+    assert r["wrong"] == {}
+    assert len(r["own"]) == 8, "each town with news still gets its own"
