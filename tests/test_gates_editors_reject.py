@@ -169,6 +169,51 @@ def test_a_passage_about_the_subject_passes(passage, text, title):
     assert blocks(SubjectGate(), suggestion(passage, text=text, title=title)) == []
 
 
+# A season's article: its own story is told through the teams it names again and again.
+SEASON = parse_article("2031 Westmark Cup", "The '''2031 Westmark Cup''' was the 40th edition of the county's "
+                       "knockout cup.\n\n== Final ==\nThe Kestrels beat the Harriers 2-1 in the final. The Kestrels "
+                       "had lost to the Harriers in 2030.\n\n== Earlier rounds ==\nThe Harriers knocked out Dunmere "
+                       "Rovers. The Kestrels needed a replay. The Kestrels were coached by Ilse Varga; Varga had "
+                       "joined from the Harriers. Varga won it in her first season.\n")
+FAIR = parse_article("Lantern Fair", "The '''Lantern Fair''' is held in Quillmouth each autumn.\n\n== History ==\n"
+                     "The Lantern Fair began in Quillmouth in 1987; Quillmouth's boatyards light the quay.\n")
+LONG_BAKERY = " ".join([BAKERY] + ["The judges tasted every loaf twice and praised the crust and the crumb."] * 6)
+
+
+@pytest.mark.parametrize("passage, title", [
+    # two of the article's own names, on a page headlined about one of them
+    ("With the win, the Kestrels improved their record against the Harriers to 2-1.", "Kestrels 2031 statistics"),
+    # a single sentence of a short source naming newcomers: nothing says it is about anything else
+    ("The replay was refereed by Tomas Brecken and Ines Gallow.", "Cup replay"),
+])
+def test_a_passage_referring_to_the_subject_through_the_articles_names_passes(passage, title):
+    assert blocks(SubjectGate(), suggestion(passage, text=passage, title=title, article=SEASON), SEASON) == []
+
+
+@pytest.mark.parametrize("passage, text, title, article, why", [
+    # a page of a paragraph that never names the subject
+    (BAKERY, LONG_BAKERY, "Bread contest results", CLUB, "never names the subject"),
+    # a name the article never uses, twice in the passage's context
+    ("Hanne Moss won the contest; Moss has baked for 30 years.", "Hanne Moss won the contest; Moss has baked "
+     "for 30 years.", "Bread contest", CLUB, "the passage is about Moss"),
+    # one name the article uses (the town the fair is held in) is a relation, not the fair's own story
+    ("The new ferry terminal on the quay of Quillmouth opened on 17 April.",
+     "The new ferry terminal on the quay of Quillmouth opened on 17 April.", "Quillmouth's new ferry terminal",
+     FAIR, "headline is about 'quillmouth'"),
+])
+def test_a_passage_about_something_related_or_unknown_is_blocked(passage, text, title, article, why):
+    found = blocks(SubjectGate(), suggestion(passage, text=text, title=title, article=article), article)
+    assert any(why in m for m in found), found
+
+
+def test_the_articles_own_names_are_its_repeated_capitalised_words():
+    from winellbot.gates.subject import article_names
+
+    assert article_names(SEASON.title, SEASON.wikitext) == {"kestrels", "harriers", "varga"}
+    assert "quillmouth" in article_names(FAIR.title, FAIR.wikitext)
+    assert "rovers" not in article_names(SEASON.title, SEASON.wikitext), "named once"
+
+
 # -- the sample data: no suggestion about another subject ----------------------------------------------
 
 def _sample_subjects() -> dict[str, str]:

@@ -1,29 +1,39 @@
 """Subject: a passage is proposed for an article only when it is about the article's subject.
 
 A news page about one town says nothing about its neighbour, however alike their articles read.
-The passage counts as about the subject when the subject is named, or unambiguously referred to,
-in its immediate context: the document's headline (which frames every sentence of a page about
-one thing), or the passage itself and the sentences just before it in its document (where "the
-club" or "she" gets its meaning). Blocked: a passage on a page headlined about something else
-("Lanternfall Festival moves to October") that names that other thing, counting the headline,
-at least as often as the subject (a festival's news is not its host town's); and a passage that
-never names the subject but names something else (a bakery contest in Dunmere, for a football
-club), or whose source lost its case, so that its names cannot be told apart. A passage that
-names nothing at all is let through: nothing says it is about anything else.
+The subject counts as named, or unambiguously referred to, when the passage's immediate context
+names it (the document's headline, which frames every sentence of a page about one thing; or the
+passage and the sentences just before it, where "the club" or "she" gets its meaning), or when
+the passage names two or more of the names the article itself uses (its people, places, teams:
+"the Yankees beat the Mariners" in an article on a season both played; one shared name is a
+relation, the town a festival is held in, not the subject's own story).
+
+Blocked, each with its reason:
+* a page headlined about something else that the passage names at least as often as the subject,
+  counting the headline ("Lanternfall Festival moves to October" for the town it is held in);
+* a page of a paragraph or more that never names the subject (a bakery contest in Dunmere for a
+  football club; another town's news for a town whose article reads the same);
+* a passage about a name the article never uses, named twice or more in its context.
+A short source that names neither the subject nor anything else twice (a single sentence, a
+caption) is let through: nothing there says it is about something else, and the other gates
+still check what it claims.
 
 The subject's names come from the article: its title without a disambiguation ("Mercury
 (planet)" -> "Mercury") or a trailing topic ("Norwich City F.C. in international football" ->
 "Norwich"), the names bolded in its lead, and each distinctive word of those (a capitalised word
-that is not a generic part of names such as "City", "Club" or "Festival"). Matching is on folded
-words, so sources that lost their case and punctuation match too.
+that is not a generic part of names such as "City", "Club" or "Festival"). The article's own
+names are the distinctive words its text writes as names at least twice and in capitals at least
+three times in four. Matching is on folded words, so sources that lost their case and punctuation
+match too.
 """
 from __future__ import annotations
 
 import re
+from collections import Counter
 from functools import lru_cache
 
 from winellbot.gates.base import Gate
-from winellbot.gates.textnorm import STOP_WORDS, words
+from winellbot.gates.textnorm import STOP_WORDS, strip_markup, words
 from winellbot.models import Article, GateFinding, Suggestion
 
 # Parts of names that name nothing on their own.
@@ -108,6 +118,7 @@ def headline_subjects(title: str, text: str, names: tuple[tuple[str, ...], ...])
     own = {token for name in names for token in name}
     out = []
     for word in re.findall(r"[^\W\d_][\w'’.-]*", title):
+        word = re.sub(r"['’]s$", "", word)  # "Quillhaven's north quay": the page writes "Quillhaven"
         token = words(word)
         if not _distinctive(word) or token[0] in own:
             continue
@@ -133,12 +144,13 @@ def context_tokens(passage: str, document: str, before: int) -> list[str] | None
 
 
 class SubjectGate(Gate):
-    """Blocks a suggestion whose passage, nearby sentences and headline never name the subject."""
+    """Blocks a suggestion whose passage is about something other than the article's subject."""
 
     name = "subject"
 
-    def __init__(self, *, before: int = 50) -> None:
+    def __init__(self, *, before: int = 50, page_words: int = 100) -> None:
         self.before = before  # words of the document before the passage: about two sentences
+        self.page_words = page_words  # a paragraph: a page this long that never names the subject is not about it
 
     def check(self, article: Article, suggestion: Suggestion) -> list[GateFinding]:
         names = subject_names(article)
@@ -150,20 +162,31 @@ class SubjectGate(Gate):
         passage = suggestion.update.quote or suggestion.update.text
         context = context_tokens(passage, doc.text, self.before) or words(passage)
         ours = mentions(context, names)
+        known = article_names(article.title, article.wikitext)
+        own = {token for name in names for token in name}
+        shared = {token for token in context if token in known and token not in own}
+        tied = len(shared) >= 2  # two of the article's own names: its story, not a relation's
+        used = set(article_words(article.wikitext))
         # The headline's own mention counts too: "its" and "the company" in its page refer to it.
-        rivals = {r: 1 + mentions(context, ((r,),)) for r in headline_subjects(doc.title or "", doc.text, names)}
+        rivals = {r: 1 + mentions(context, ((r,),)) for r in headline_subjects(doc.title or "", doc.text, names)
+                  if not (tied and r in used)}
         rival = max(rivals, key=rivals.get, default="")
         if rival and rivals[rival] >= ours:
             return [self.finding("block", f"not about {article.title}: the source's headline is about {rival!r}, "
                                           "which the passage names as often as the subject or more")]
-        if ours:
+        if ours or tied:
             return []
-        others = _other_names(passage, names)
-        if others or passage == passage.lower():  # about someone else, or a source that hides its names
-            about = f" (it names {', '.join(others[:3])})" if others else ""
-            return [self.finding("block", f"not about {article.title}: neither the passage, the sentences before "
-                                          f"it nor the source's headline name the subject{about}")]
-        return []  # names nothing at all: nothing says it is about anything else
+        page = words(doc.text)
+        if len(page) >= self.page_words and not names_in(page, names):
+            return [self.finding("block", f"not about {article.title}: its source never names the subject "
+                                          f"in {len(page)} words")]
+        counts = Counter(context)
+        about = [n for n in _other_names(passage, names)
+                 if not set(words(n)) & used and min(counts[t] for t in words(n)) >= 2]
+        if about:
+            return [self.finding("block", f"not about {article.title}: the passage is about {about[0]}, "
+                                          "which the article never names")]
+        return []
 
 
 def _other_names(passage: str, names: tuple[tuple[str, ...], ...]) -> list[str]:
@@ -171,3 +194,30 @@ def _other_names(passage: str, names: tuple[tuple[str, ...], ...]) -> list[str]:
 
     own = {token for name in names for token in name}
     return [n for n in proper_names(passage) if _distinctive(n) and not set(words(n)) <= own]
+
+
+@lru_cache(maxsize=64)
+def article_words(wikitext: str) -> tuple[str, ...]:
+    """The article's plain text as folded words."""
+    return tuple(words(strip_markup(wikitext)))
+
+
+@lru_cache(maxsize=64)
+def article_names(title: str, wikitext: str) -> frozenset[str]:
+    """The names the article itself uses: distinctive words its text writes as names at least
+    twice, in capitals at least three times in four ("Yankees" in a season's article, not "Court"
+    where it also writes "the court")."""
+    from winellbot.gates.support import proper_names
+
+    text = strip_markup(wikitext)
+    counts = Counter(article_words(wikitext))
+    found = set()
+    for name in proper_names(text):
+        token = words(name)
+        if not _distinctive(name) or len(token) != 1 or counts[token[0]] < 2:
+            continue
+        bare = re.sub(r"['’]s$", "", name)
+        lower = len(re.findall(rf"\b{re.escape(bare.lower())}\b", text))
+        if 3 * lower <= counts[token[0]]:
+            found.add(token[0])
+    return frozenset(found)
