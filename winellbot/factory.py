@@ -45,14 +45,13 @@ class DatedSearch(SearchBackend):
 def web_user_agent(site=None, username: str | None = None) -> str:
     """The User-Agent of the bot's news searches and fetches: it names the bot's user page, as the
     wiki's own requests do, so a publisher who sees the bot in its logs can reach the operator."""
-    from winellbot.search._web import DEFAULT_USER_AGENT
+    from winellbot.search._web import user_agent
 
     if site is None:
-        return DEFAULT_USER_AGENT
+        return user_agent()
     from winellbot.wiki.site import user_page_url
 
-    url = user_page_url(site, site.username() or username)
-    return DEFAULT_USER_AGENT[:-1] + f"; {url})" if url else DEFAULT_USER_AGENT
+    return user_agent(user_page_url(site, site.username() or username))
 
 
 def build_search(settings: Settings, user_agent: str | None = None) -> SearchBackend:

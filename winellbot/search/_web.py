@@ -9,7 +9,12 @@ import requests
 from winellbot.errors import SearchError
 from winellbot.models import SearchResult
 
-DEFAULT_USER_AGENT = "winellbot/0.1 (Wikipedia update suggestions for human review)"
+def user_agent(contact: str = "") -> str:
+    """The User-Agent of news searches and fetches; ``contact`` (the bot's user page) is added when known."""
+    return f"winellbot/0.1 (Wikipedia update suggestions for human review{'; ' + contact if contact else ''})"
+
+
+DEFAULT_USER_AGENT = user_agent()
 
 _TAG = re.compile(r"<[^>]+>")
 
