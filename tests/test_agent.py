@@ -215,6 +215,24 @@ def test_loop_stops_after_empty_iterations():
     assert result.suggestions == ()
 
 
+def test_a_query_that_finds_nothing_unread_is_followed_by_another():
+    queries = iter(["zeppelin airship", "Ada Lovelace Racing reserve driver"])
+    result, server, _ = run(Script(queries=lambda req: next(queries, "Ada Lovelace Racing news"),
+                                   extract=lambda req: [update("Leo Park joined as reserve driver.", "Drivers",
+                                                               "Leo Park will join the team as its reserve driver",
+                                                               "2025-06-02")] if doc_in(req, RESERVE) else []),
+                            [RESERVE], max_iterations=4, max_empty=3)
+    assert [s.query for s in result.steps][:2] == ["zeppelin airship", "Ada Lovelace Racing reserve driver"]
+    assert result.steps[0].chosen is None and result.steps[1].chosen.url == RESERVE.url
+    assert [s.update.text for s in result.suggestions] == ["Leo Park joined as reserve driver."]
+
+
+def test_queries_that_find_nothing_stop_at_the_empty_bound():
+    result, server, _ = run(Script(queries=lambda req: f"zeppelin {req.text.count('- ')}"), [RESERVE],
+                            max_iterations=6, max_empty=2)
+    assert len(result.steps) == 2 and all(s.chosen is None for s in result.steps)
+
+
 def test_malformed_replies_are_retried_then_skipped_with_a_recorded_error():
     state = State()
     run_id = state.start_run("openai")

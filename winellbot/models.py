@@ -160,6 +160,9 @@ class NavigationStep:
     query: str
     chosen: SearchResult | None
     reason: str = ""
+    # with no result chosen: False when another query may still find one (this one found nothing
+    # unread), so the loop counts an empty iteration and asks again instead of stopping
+    final: bool = True
 
 
 @dataclass(frozen=True)

@@ -145,7 +145,8 @@ class LLMNavigator(Navigator):
             return NavigationStep(query=query, chosen=None, reason=f"search failed: {exc}")
         unread = _unread(results, memory)
         if not unread:
-            return NavigationStep(query=query, chosen=None, reason=f"{why} | no unread results")
+            # a small model's query often matches nothing: the next one may (the loop bounds the tries)
+            return NavigationStep(query=query, chosen=None, reason=f"{why} | no unread results", final=False)
         chosen, pick_why = self._pick(article, criteria, query, unread)
         return NavigationStep(query=query, chosen=chosen, reason=f"{why} | {pick_why}")
 

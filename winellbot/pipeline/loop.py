@@ -64,8 +64,14 @@ class UpdateAggregationLoop:
             steps.append(step)
             memory = replace(memory, queries=memory.queries + (step.query,))
             if step.chosen is None:
-                stopped = "navigator found nothing new"
-                break
+                if step.final:
+                    stopped = "navigator found nothing new"
+                    break
+                empty += 1
+                if empty >= self.max_empty:
+                    stopped = "too many empty iterations"
+                    break
+                continue
             memory = replace(memory, read_urls=memory.read_urls + (step.chosen.url,))
             document = step.chosen.document
             if document is None:
