@@ -189,3 +189,16 @@ def test_numbers_and_labels_a_model_chooses_are_enums_the_grammar_enforces():
     choice = schemas["Pick"]["properties"]["choice"]["anyOf"]
     assert {"enum": [1, 2], "type": "integer"} in choice  # two unread results
     assert schemas["Verdict"]["properties"]["importance"]["enum"] == [1, 2, 3, 4, 5]
+
+
+def test_the_extractor_schema_lists_the_articles_sections_and_stays_bounded():
+    from winellbot.pipeline.agent_extract import extract_schema
+
+    long_heading = "A heading far longer than eighty characters, as some real articles have in their history"
+    schema = extract_schema(["Lead", "History", long_heading, "History"])
+    item = schema.model_json_schema()["$defs"]["SectionUpdate"]["properties"]["section"]
+    assert item["enum"] == ["Lead", "History", long_heading]
+    assert reply_tokens(schema) > 0  # bounded: the enum bounds the field
+    # a real heading longer than the free field's 80 characters still parses
+    assert schema(updates=[{"fact": "A fact.", "section": long_heading, "quote": "q"}]).updates[0].section == long_heading
+    assert extract_schema([]) is ExtractReply

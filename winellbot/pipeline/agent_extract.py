@@ -61,6 +61,29 @@ class ExtractReply(BaseModel):
     updates: at_most(ExtractedUpdate, MAX_UPDATES)  # type: ignore[valid-type]
 
 
+def extract_schema(sections: list[str]) -> type[ExtractReply]:
+    """The extractor's reply schema for one article: ``section`` is one of ``sections``.
+
+    On SmolLM2, 64 of the 76 updates dropped in code named a section the article does not have
+    (often the field's own description). The names go into the schema as an enum, which
+    llama.cpp's grammar, vLLM and OpenAI enforce while decoding; the client still parses the field
+    as a string, so a near name from a server that does not enforce enums is matched in code
+    (``resolve_section``) instead of failing the whole reply.
+    """
+    names = list(dict.fromkeys(sections))
+    if not names:
+        return ExtractReply
+
+    class SectionUpdate(ExtractedUpdate):
+        # bounded by the enum (reply_tokens reads it), not by a length a real heading may exceed
+        section: str = Field(description="one of the listed sections, exactly", json_schema_extra={"enum": names})
+
+    class SectionReply(ExtractReply):
+        updates: at_most(SectionUpdate, MAX_UPDATES)  # type: ignore[valid-type]
+
+    return SectionReply
+
+
 class LLMExtractor(Extractor):
     """New facts in one document, each validated against the article and the document.
 
@@ -92,14 +115,16 @@ class LLMExtractor(Extractor):
         prompt = load_prompt("extractor")
         values = dict(title=article.title, url=document.url,
                       published=document.published or "unknown")
-        room = prompt.room(schema_tokens(ExtractReply), **values)
+        schema = extract_schema([section_name(p) for p in criteria.criteria]
+                                + [section_name(s.path) for s in article.sections])
+        room = prompt.room(schema_tokens(schema), **values)
         sections = fit(bullet_list([f"{section_name(p)}: {clip(c, 300)}" for p, c in criteria.criteria.items()]),
                        room // 3)
-        room = prompt.room(schema_tokens(ExtractReply), sections=sections, **values)
+        room = prompt.room(schema_tokens(schema), sections=sections, **values)
         shown = fit(text, room) if isinstance(text, str) else pack(text, room)
         messages = prompt.render(sections=sections, document=fence(shown, "document"), **values)
         try:
-            reply = self.client.ask("extractor", messages, ExtractReply, model=self.model,
+            reply = self.client.ask("extractor", messages, schema, model=self.model,
                                     max_tokens=self.max_tokens or prompt.output_tokens, version=prompt.version)
         except BudgetExceeded:
             raise
