@@ -210,6 +210,50 @@ def test_the_predictor_never_sees_the_target(tiny, tmp_path):
     assert all(e.target == sentinel for e in load_examples(with_target))  # the file did hold it
 
 
+def test_copied_answers_take_the_sources_run_closest_to_the_human_sentence():
+    from winellbot.editor.shortedit import shown_source, training_pair
+
+    _, answer = training_pair(BRIDGE, copied=True)
+    assert answer == "After 1: opened on 3 may 2024 and carried 3000 vehicles in its first hour"
+    assert answer.split(": ", 1)[1] in shown_source(BRIDGE.task())  # word for word, page noise left out
+    assert training_pair(BRIDGE)[1] == "After 1: " + answer_of(BRIDGE).sentence  # the written answer
+
+
+def test_copy_decoding_writes_only_a_run_of_the_sources_words(tiny):
+    """Whatever the weights (the tiny model's are random), the reply is "After N:" and source words."""
+    import re
+
+    from winellbot.llm.base import ChatRequest, Message
+    from winellbot.llm.copying import MIN_WORDS
+    from winellbot.llm.transformers_backend import TransformersBackend
+
+    backend = TransformersBackend(tiny, max_new_tokens=96)
+    source = " ".join(BRIDGE.source.text.split())
+    for seed_text in ("Add the fact.", "Paragraph: the council approved the bridge."):
+        reply = backend.chat(ChatRequest("editor", (Message("user", seed_text),), max_tokens=96, copy_from=source))
+        m = re.fullmatch(r"After (\d+): (.+)", reply.text)
+        assert m, reply.text
+        copied = m.group(2).split()
+        assert len(copied) >= MIN_WORDS and f" {' '.join(copied)} " in f" {source} ", reply.text
+        assert reply.finish_reason == "stop"
+
+
+def test_an_editor_trained_on_copied_answers_adds_only_source_words(tiny, tmp_path):
+    from winellbot.editor.train import TrainConfig, train
+
+    adapter = tmp_path / "copying"
+    train([BRIDGE, LIBRARY], TrainConfig(base=str(tiny), output=str(adapter), max_steps=1, grad_accum=1,
+                                         layers=0, progress=False, loss_sample=1))
+    assert json.loads((adapter / "editor.json").read_text())["answer"] == "copied-span-1"
+    examples = write_examples(tmp_path / "ex.jsonl", [BRIDGE, LIBRARY])
+    out = tmp_path / "p.jsonl"
+    assert cli.main(["editor", "apply", examples, "--output", str(out), "--model", str(adapter), "--no-progress"]) == 0
+    edited = {x["id"]: x["edited"] for x in map(json.loads, out.read_text().splitlines())}
+    for ex in (BRIDGE, LIBRARY):
+        scores = score_edit(ex, edited[ex.id])
+        assert scores.preserved == 1.0 and scores.unsupported == 0.0 and scores.token_change >= 4, edited[ex.id]
+
+
 # -- the local editor inside the pipeline ([llm] editor_backend = "local") -------------------------
 
 def local_edit_with(reply: str):

@@ -205,7 +205,10 @@ def build_local_editor(settings: Settings, state: State | None, run_id: int | No
     from winellbot.editor.predict import editor_model, local_client
     from winellbot.pipeline.local_edit import LocalEditor
 
-    return LocalEditor(local_client(editor_model(settings.llm.editor_model_dir or None), state=state, run_id=run_id))
+    from winellbot.llm.local_model import copies
+
+    chosen = editor_model(settings.llm.editor_model_dir or None)
+    return LocalEditor(local_client(chosen, state=state, run_id=run_id), copied=copies(chosen))
 
 
 def build_gates(settings: Settings, state: State | None, client=None):

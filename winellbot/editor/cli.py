@@ -41,6 +41,9 @@ def register(subparsers) -> argparse.ArgumentParser:
     t.add_argument("--note", default="", help="a line on the data's provenance and licence for the model card")
     t.add_argument("--no-filter", action="store_true", help="keep examples whose source does not truly support them")
     t.add_argument("--resume", action="store_true", help="continue from the last checkpoint in DIR")
+    t.add_argument("--answers", choices=["copied", "written"], default="copied",
+                   help="copied (default): the source's run of words closest to the human sentence, and "
+                        "decoding held to the source; written: the human sentence, free decoding")
     t.add_argument("--no-progress", action="store_true")
     a = sub.add_parser("apply", help="edit every example's paragraph; writes {id, edited} lines")
     a.add_argument("examples", metavar="EXAMPLES")
@@ -135,7 +138,7 @@ def _train(args) -> int:
     config = TrainConfig(base=args.base, output=args.output, epochs=args.epochs, max_steps=args.max_steps,
                          learning_rate=args.learning_rate, rank=args.rank, layers=args.layers, grad_accum=args.grad_accum,
                          batch_size=args.batch_size, save_steps=args.save_steps, resume=args.resume,
-                         progress=not args.no_progress)
+                         progress=not args.no_progress, copied=args.answers == "copied")
     print(f"training on {len(examples)} example(s) from {len({e.article for e in examples})} article(s)"
           + (f"; {len(held)} held out" if held else "") + (f"; filtered out: {dict(dropped)}" if dropped else ""))
     result = train(examples, config)

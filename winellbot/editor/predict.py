@@ -18,7 +18,7 @@ from collections import Counter
 from pathlib import Path
 
 from winellbot.editor.examples import EditTask
-from winellbot.editor.shortedit import PROMPT, apply_edit, parse_answer, prompt_messages
+from winellbot.editor.shortedit import PROMPT, apply_edit, parse_answer, prompt_messages, shown_source
 from winellbot.errors import ModelError
 from winellbot.llm.prompts import load_prompt
 from winellbot.text import content_tokens, split_sentences
@@ -87,15 +87,17 @@ class ShortEditPredictor(Predictor):
 
     name = "fine-tuned editor"
 
-    def __init__(self, client, *, max_tokens: int = SHORT_EDIT_TOKENS) -> None:
+    def __init__(self, client, *, max_tokens: int = SHORT_EDIT_TOKENS, copied: bool = False) -> None:
         super().__init__()
         self.client = client
         self.max_tokens = max_tokens
+        self.copied = copied  # decoding held to the source's words (llm.copying)
 
     def predict(self, task: EditTask) -> str:
         try:
             reply = self.client.ask_text("editor", prompt_messages(task), max_tokens=self.max_tokens,
-                                         version=load_prompt(PROMPT).version)
+                                         version=load_prompt(PROMPT).version,
+                                         copy_from=shown_source(task) if self.copied else "")
         except ModelError:
             self.outcomes["model error"] += 1
             return task.original
@@ -181,4 +183,7 @@ def build_predictor(kind: str, model: str | None = None) -> Predictor:
         return AppendPassage()
     if kind == "zero-shot":
         return ParagraphPredictor(local_client(model or "smollm2"))
-    return ShortEditPredictor(local_client(editor_model(model)))
+    from winellbot.llm.local_model import copies
+
+    chosen = editor_model(model)
+    return ShortEditPredictor(local_client(chosen), copied=copies(chosen))

@@ -73,12 +73,16 @@ def numbered(text: str) -> str:
     return "\n".join(lines)
 
 
+def shown_source(task: EditTask) -> str:
+    """The source as the editor reads it: its first :data:`SOURCE_WORDS` words."""
+    return " ".join(task.source.text.split()[:SOURCE_WORDS])
+
+
 def prompt_messages(task: EditTask) -> tuple[Message, ...]:
     """The local editor's prompt for one task (the paragraph numbered, the source cut to length)."""
-    source = " ".join(task.source.text.split()[:SOURCE_WORDS])
     return load_prompt(PROMPT).render(title=task.title, section=" > ".join(task.section_path) or "(lead)",
                                       paragraph=numbered(task.original), source_title=task.source.title,
-                                      source=source)
+                                      source=shown_source(task))
 
 
 def format_answer(edit: ShortEdit) -> str:
@@ -94,7 +98,15 @@ def parse_answer(reply: str) -> ShortEdit | None:
     sentence = " ".join(m.group(2).split()).strip(" \"'")
     if len(words(sentence)) < 3:
         return None
-    return ShortEdit(int(m.group(1)), sentence)
+    return ShortEdit(int(m.group(1)), finished(sentence))
+
+
+def finished(sentence: str) -> str:
+    """A copied run of words as a sentence: a capital first letter and a full stop at the end."""
+    sentence = sentence.rstrip(" ,;:-")
+    if not re.search(r"[.!?][\"')\]\u201d]*$", sentence):
+        sentence += "."
+    return sentence[:1].upper() + sentence[1:]
 
 
 def apply_edit(paragraph: str, edit: ShortEdit, suffix: str = "") -> tuple[str, int]:
@@ -139,9 +151,49 @@ def answer_of(example: EditorExample) -> ShortEdit | None:
     return None
 
 
-def training_pair(example: EditorExample) -> tuple[tuple[Message, ...], str] | None:
-    """(prompt messages, answer) of an example, or None when its edit is not a whole-sentence insertion."""
+def copied_answer(example: EditorExample, edit: ShortEdit) -> ShortEdit | None:
+    """``edit`` with its sentence replaced by the run of the shown source's words closest to it.
+
+    Closest: most of the content words the sentence takes from the source, fewest of the source's
+    other new words (what an editor leaves out), shortest on a tie; the run is at most
+    :data:`winellbot.llm.copying.MAX_WORDS` words. None when no run shares a word with the sentence.
+    """
+    from winellbot.llm.copying import MAX_WORDS, MIN_WORDS
+    from winellbot.text import content_tokens
+
+    ws = shown_source(example.task()).split()
+    if len(ws) < MIN_WORDS:
+        return None
+    toks = [set(content_tokens(w)) for w in ws]
+    source, known = set().union(*toks), set(content_tokens(example.original))
+    key = (set(content_tokens(edit.sentence)) & source) - known
+    noise = source - set(content_tokens(edit.sentence)) - known
+    if not key:
+        return None
+    best = None
+    for i in range(len(ws)):
+        got: set[str] = set()
+        for j in range(i, min(len(ws), i + MAX_WORDS)):
+            got |= toks[j]
+            if j - i + 1 < MIN_WORDS:
+                continue
+            value = (len(got & key) / len(key) - len(got & noise) / max(1, len(noise)), -(j - i))
+            if best is None or value > best[0]:
+                best = (value, i, j)
+    if best is None or best[0][0] <= 0:
+        return None
+    return ShortEdit(edit.after, " ".join(ws[best[1]:best[2] + 1]))
+
+
+def training_pair(example: EditorExample, *, copied: bool = False) -> tuple[tuple[Message, ...], str] | None:
+    """(prompt messages, answer) of an example, or None when its edit is not a whole-sentence insertion.
+
+    With ``copied``, the answer's sentence is the source's own run of words closest to the human
+    sentence (:func:`copied_answer`): what an editor decoding under :mod:`winellbot.llm.copying` can write.
+    """
     edit = answer_of(example)
+    if edit is not None and copied:
+        edit = copied_answer(example, edit)
     if edit is None:
         return None
     return prompt_messages(example.task()), format_answer(edit)

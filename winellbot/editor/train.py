@@ -19,7 +19,7 @@ from pathlib import Path
 
 from winellbot.editor.examples import EditorExample
 from winellbot.editor.shortedit import PROMPT, training_pair
-from winellbot.llm.local_model import EDITOR_FILE, ThreadChooser, fast_dtype, load_model, load_tokenizer
+from winellbot.llm.local_model import COPIED, EDITOR_FILE, ThreadChooser, fast_dtype, load_model, load_tokenizer
 from winellbot.llm.prompts import load_prompt
 
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
@@ -44,6 +44,7 @@ class TrainConfig:
     resume: bool = False
     progress: bool = True
     loss_sample: int = 4  # examples on which the loss is measured before and after training
+    copied: bool = True  # answers copied from the source (shortedit.copied_answer), decoded held to it
 
 
 @dataclass
@@ -76,11 +77,12 @@ def encode(tokenizer, messages, answer: str, max_length: int) -> dict:
     return {"input_ids": ids, "labels": labels}
 
 
-def encode_examples(tokenizer, examples: list[EditorExample], max_length: int) -> tuple[list[dict], int]:
+def encode_examples(tokenizer, examples: list[EditorExample], max_length: int,
+                    copied: bool = False) -> tuple[list[dict], int]:
     """Encoded training pairs and how many examples had no whole-sentence insertion to learn."""
     rows, skipped = [], 0
     for ex in examples:
-        pair = training_pair(ex)
+        pair = training_pair(ex, copied=copied)
         if pair is None:
             skipped += 1
             continue
@@ -135,7 +137,7 @@ def train(examples: list[EditorExample], config: TrainConfig) -> TrainResult:
 
     set_seed(config.seed)
     tokenizer = load_tokenizer(config.base)
-    rows, skipped = encode_examples(tokenizer, examples, config.max_length)
+    rows, skipped = encode_examples(tokenizer, examples, config.max_length, config.copied)
     if not rows:
         raise ValueError("no example inserts whole sentences: nothing to train on")
     dtype = fast_dtype()  # the frozen base in bfloat16 where that is fast; the adapter stays float32
@@ -166,7 +168,7 @@ def train(examples: list[EditorExample], config: TrainConfig) -> TrainResult:
     after = mean_loss(model, probe, tokenizer.pad_token_id)
     if trainer.is_world_process_zero():
         model.save_pretrained(str(output))
-        info = {"base": str(config.base), "prompt": load_prompt(PROMPT).version, "answer": "short-edit-1",
+        info = {"base": str(config.base), "prompt": load_prompt(PROMPT).version, "answer": COPIED if config.copied else "short-edit-1",
                 "dtype": dtype or "float32"}
         (output / EDITOR_FILE).write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
     return TrainResult(output, len(rows), skipped, trainer.state.global_step, before, after,

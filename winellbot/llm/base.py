@@ -32,6 +32,9 @@ class ChatRequest:
     max_tokens: int = 1024
     temperature: float = 0.0
     prompt_version: str = ""  # the prompt file's version line: part of the cache key
+    # "After N: <words of this text>": in-process decoding is held to copying it (llm.copying);
+    # a server ignores it, and the caller checks the reply either way
+    copy_from: str = ""
 
 
 @dataclass(frozen=True)

@@ -109,10 +109,10 @@ class ModelClient:
         return self._ask(request, lambda text: parse_reply(text, schema))
 
     def ask_text(self, stage: str, messages: Sequence[Message], *, model: str = "",
-                 max_tokens: int = 1024, version: str = "") -> str:
+                 max_tokens: int = 1024, version: str = "", copy_from: str = "") -> str:
         """A free-text reply (the editor's new paragraph); cached and recorded like :meth:`ask`."""
         request = ChatRequest(stage=stage, messages=tuple(messages), model=model, max_tokens=max_tokens,
-                              prompt_version=version)
+                              prompt_version=version, copy_from=copy_from)
         return self._ask(request, _non_empty)
 
     def close(self) -> None:

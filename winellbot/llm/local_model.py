@@ -21,6 +21,7 @@ from winellbot.errors import ConfigError, ModelError
 
 BUNDLED = "smollm2"
 EDITOR_FILE = "editor.json"  # beside an adapter: its base spec, prompt and answer format
+COPIED = "copied-span-1"  # the answer format of an editor that copies its sentence (llm.copying)
 # Where a GGUF base is unpacked once into an ordinary model folder (see unpacked_gguf).
 UNPACKED = Path(os.environ.get("WINELLBOT_MODELS", Path.home() / ".cache" / "winellbot" / "models"))
 
@@ -96,6 +97,14 @@ def adapter_info(path: str | Path) -> dict:
         raise ConfigError(f"{path} is a LoRA adapter without {EDITOR_FILE} (which names its base model)") from None
     except ValueError as exc:
         raise ConfigError(f"{file}: not JSON: {exc}") from exc
+
+
+def copies(spec: str | Path) -> bool:
+    """Whether the editor at ``spec`` was trained to copy its sentence from the source."""
+    path = Path(spec)
+    if not (path / EDITOR_FILE).is_file():
+        return False
+    return adapter_info(path).get("answer") == COPIED
 
 
 def _base_location(spec: str | Path) -> str:

@@ -79,13 +79,18 @@ class TransformersBackend(ChatBackend):
         if self._threads:  # only the cores other processes leave free (see local_model.cpu_threads)
             self._threads.apply()
         try:
-            with torch.no_grad():
-                output = model.generate(input_ids, attention_mask=torch.ones_like(input_ids),
-                                        max_new_tokens=max_new, do_sample=False, pad_token_id=pad)
+            if request.copy_from:
+                from winellbot.llm.copying import copy_generate
+
+                new_ids, finish = copy_generate(model, tokenizer, prompt_ids, request.copy_from, max_new)
+            else:
+                with torch.no_grad():
+                    output = model.generate(input_ids, attention_mask=torch.ones_like(input_ids),
+                                            max_new_tokens=max_new, do_sample=False, pad_token_id=pad)
+                new_ids = output[0][len(prompt_ids):].tolist()
+                finish = "stop" if new_ids and new_ids[-1] == tokenizer.eos_token_id else "length"
         except (RuntimeError, ValueError) as exc:
             raise ModelError(f"transformers: generation failed: {exc}") from exc
-        new_ids = output[0][len(prompt_ids):].tolist()
-        finish = "stop" if new_ids and new_ids[-1] == tokenizer.eos_token_id else "length"
         text = tokenizer.decode(new_ids, skip_special_tokens=True)
         return ChatReply(text=text.strip(), model=self.model_name, prompt_tokens=len(prompt_ids),
                          completion_tokens=len(new_ids), finish_reason=finish)

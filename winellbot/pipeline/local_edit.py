@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 
 from winellbot.editor.examples import EditTask, Source
-from winellbot.editor.shortedit import PROMPT, apply_edit, parse_answer, prompt_messages
+from winellbot.editor.shortedit import PROMPT, apply_edit, parse_answer, prompt_messages, shown_source
 from winellbot.editor.windows import passage
 from winellbot.errors import ModelError
 from winellbot.llm.prompts import load_prompt
@@ -28,11 +28,13 @@ from winellbot.pipeline.interface import Editor
 class LocalEditor(Editor):
     """(paragraph, update, citation) -> the paragraph with one model-written, cited sentence inserted."""
 
-    def __init__(self, client, *, title: str = "", journal: Journal | None = None, max_tokens: int = 96) -> None:
+    def __init__(self, client, *, title: str = "", journal: Journal | None = None, max_tokens: int = 96,
+                 copied: bool = False) -> None:
         self.client = client
         self.title = title
         self.journal = journal or Journal()
         self.max_tokens = max_tokens
+        self.copied = copied  # decoding held to the source's words (llm.copying)
 
     def edit(self, paragraph: Paragraph | None, update: Update, citation: Citation) -> Edit:
         """The edited paragraph; never raises on a model failure."""
@@ -43,7 +45,8 @@ class LocalEditor(Editor):
         task = EditTask("", self.title, update.section_path, masked, self._source(update))
         try:
             reply = self.client.ask_text("editor", prompt_messages(task), max_tokens=self.max_tokens,
-                                         version=load_prompt(PROMPT).version)
+                                         version=load_prompt(PROMPT).version,
+                                         copy_from=shown_source(task) if self.copied else "")
         except ModelError as exc:
             self.journal.note("editor", f"appended the update instead: {exc}")
             return appended(paragraph, update, citation, f"local editor failed ({exc}); appended the update")
