@@ -25,7 +25,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Container
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from winellbot.models import (
     Article,
@@ -173,11 +173,18 @@ def _ignored_terms(memory: Memory) -> set[str]:
 
 @dataclass(frozen=True)
 class _Unit:
-    text: str      # what would be proposed (cleaned, cased, punctuated)
     quote: str     # the source words
     start: int     # word offset in the document
     end: int
     tokens: frozenset[str]
+    cased: str | None = None  # the proposed text, when the source gave it (prose)
+    casing: dict | None = field(default=None, compare=False)  # else: restored from the article's casing
+
+    @functools.cached_property
+    def text(self) -> str:
+        """What would be proposed (cleaned, cased, punctuated): for a lost-case window, restored only
+        when asked (most windows are scored out before their text is read)."""
+        return self.cased if self.cased is not None else safe_text(recase(self.quote.split(), self.casing or {}))
 
 
 @dataclass(frozen=True)
@@ -258,7 +265,7 @@ class OfflineExtractor(Extractor):
 
     def _score(self, prof: _Profile, unit: _Unit, short: bool) -> _Scored | None:
         toks = unit.tokens
-        if not toks or toks & BOILERPLATE or (not short and _speaks(unit.text)):
+        if not toks or toks & BOILERPLATE:
             return None
         known = toks & prof.vocabulary
         n_new = len(toks) - len(known)
@@ -269,6 +276,8 @@ class OfflineExtractor(Extractor):
         hits = Counter(i for t in known for i in prof.index.get(t, ()))
         said = max(hits.values(), default=0) / len(toks)
         if said >= 0.8 or (n_new < self.min_new and said >= 0.6):
+            return None
+        if not short and _speaks(unit.text):  # last: a lost-case window's text is restored to read it
             return None
         shares = [c / prof.sentence_sizes[i] for i, c in hits.items()]
         stated = max(shares, default=0.0)
@@ -404,7 +413,7 @@ def _make_unit(sentences: list[str], start: int, sums: list[int], tokens: list[t
     quote = " ".join(sentences)
     split = quote.split()
     kept = split[: _fit(sums, start, start + len(split), max_words) - start]
-    return _Unit(text=safe_text(" ".join(kept)), quote=quote, start=start, end=start + len(kept),
+    return _Unit(cased=safe_text(" ".join(kept)), quote=quote, start=start, end=start + len(kept),
                  tokens=_span_tokens(tokens, start, start + len(kept)))
 
 
@@ -416,7 +425,7 @@ def _window_units(doc_words: list[str], size: int, step: int, casing: dict[str, 
         chunk = doc_words[start: _fit(sums, start, min(len(doc_words), start + size), size)]
         if len(chunk) < 8:
             continue
-        units.append(_Unit(text=safe_text(recase(chunk, casing)), quote=" ".join(chunk), start=start,
+        units.append(_Unit(casing=casing, quote=" ".join(chunk), start=start,
                            end=start + len(chunk), tokens=_span_tokens(tokens, start, start + len(chunk))))
     return units
 

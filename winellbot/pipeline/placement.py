@@ -136,6 +136,10 @@ class SectionPlacer:
         df = Counter(tok for s in sections for tok in s.bag)
         n = max(len(sections), 1)
         self._idf = {tok: math.log((n + 1) / (c + 0.5)) + 1.0 for tok, c in df.items()}
+        # fixed per article, asked for every candidate passage: computed once
+        self._norms = [_norm(sec.bag, self._idf) for sec in sections]
+        self._weights = [tuple(sum(self._idf.get(t, 1.0) for t in toks) for toks in sec.sentences)
+                         for sec in sections]
 
     def place(self, text: str, context: str = "", document_text: str = "") -> Placement:
         """The best section for ``text``; ``context`` (its surroundings in the source) also counts.
@@ -183,13 +187,14 @@ class SectionPlacer:
         meaning = self.vectors.embed(bag) if "vectors" in terms else None
         closeness = self._centroids @ self.embedder.embed([text])[0] if "meaning" in terms else None
         out = []
+        own_norm = _norm(bag, self._idf)
         for i, (sec, sec_meaning) in enumerate(zip(self._sections, self._meanings)):
             out.append((sec.path, {
-                "cosine": _cosine(bag, sec.bag, self._idf),
+                "cosine": _cosine(bag, sec.bag, self._idf, own_norm, self._norms[i]),
                 # A word of the section's own heading name in the sentence itself ("casting",
                 # "trial", a team's name) is evidence the cosine over the whole section dilutes.
                 "heading": float(len(own & sec.heading)),
-                "around": self._restated(sec, near) if near else 0.0,
+                "around": self._restated(i, near) if near else 0.0,
                 "vectors": self.vectors.cosine(meaning, sec_meaning) if meaning is not None else 0.0,
                 "meaning": float(closeness[i]) if closeness is not None else 0.0,
             }))
@@ -210,11 +215,10 @@ class SectionPlacer:
             at += len(sentences)
         return centroids
 
-    def _restated(self, sec: _Section, near: frozenset[str]) -> float:
-        """The largest idf-weighted share of one of the section's sentences found in ``near``."""
+    def _restated(self, i: int, near: frozenset[str]) -> float:
+        """The largest idf-weighted share of one of section ``i``'s sentences found in ``near``."""
         best = 0.0
-        for toks in sec.sentences:
-            whole = sum(self._idf.get(t, 1.0) for t in toks)
+        for toks, whole in zip(self._sections[i].sentences, self._weights[i]):
             found = sum(self._idf.get(t, 1.0) for t in toks & near)
             best = max(best, found / whole)
         return best
@@ -298,10 +302,14 @@ def _find(doc: _DocumentWords, passage: list[str]) -> int:
     return -1
 
 
-def _cosine(a: Counter, b: Counter, idf: dict[str, float]) -> float:
+def _cosine(a: Counter, b: Counter, idf: dict[str, float], na: float | None = None,
+            nb: float | None = None) -> float:
+    """The idf-weighted cosine of two bags (``na``/``nb``: their norms, when known)."""
     dot = sum(a[t] * b[t] * idf.get(t, 1.0) ** 2 for t in a if t in b)
     if not dot:
         return 0.0
-    na = math.sqrt(sum((c * idf.get(t, 1.0)) ** 2 for t, c in a.items()))
-    nb = math.sqrt(sum((c * idf.get(t, 1.0)) ** 2 for t, c in b.items()))
-    return dot / (na * nb)
+    return dot / ((na if na is not None else _norm(a, idf)) * (nb if nb is not None else _norm(b, idf)))
+
+
+def _norm(bag: Counter, idf: dict[str, float]) -> float:
+    return math.sqrt(sum((c * idf.get(t, 1.0)) ** 2 for t, c in bag.items()))
