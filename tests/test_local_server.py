@@ -112,3 +112,14 @@ def test_extractor_sections_are_held_to_the_articles_own_names(local_model_serve
                         "starts on 2 May 2025, the operator said.\nList the new facts.")], schema, max_tokens=400)
     assert reply.updates, "the model listed no update: nothing to check"
     assert all(u.section in names for u in reply.updates), [u.section for u in reply.updates]
+
+
+def test_zero_shot_editor_through_the_local_server(local_model_server, tmp_path):
+    from test_editor import BRIDGE, write_examples
+
+    examples = write_examples(tmp_path / "ex.jsonl", [BRIDGE])
+    out = tmp_path / "zero.jsonl"
+    assert main(["editor", "apply", examples, "--output", str(out), "--editor", "zero-shot-server",
+                 "--no-progress"]) == 0
+    (line,) = [json.loads(x) for x in out.read_text().splitlines()]
+    assert line["id"] == BRIDGE.id and line["edited"].strip()

@@ -49,9 +49,10 @@ def register(subparsers) -> argparse.ArgumentParser:
     a.add_argument("examples", metavar="EXAMPLES")
     a.add_argument("--output", required=True, metavar="PREDICTIONS")
     a.add_argument("--model", help="an adapter or model (default: the shipped editor)")
-    a.add_argument("--editor", default="model", choices=["model", "zero-shot", "offline", "none"],
+    a.add_argument("--editor", default="model", choices=["model", "zero-shot", "zero-shot-server", "offline", "none"],
                    help="model: a fine-tuned editor's short edit; zero-shot: the base model rewrites the "
-                        "paragraph with the editing instruction; offline: append a passage; none: no change")
+                        "paragraph with the editing instruction (zero-shot-server: the same through the local llama.cpp "
+                        "server, a GGUF file); offline: append a passage; none: no change")
     a.add_argument("--limit", type=int, metavar="N")
     a.add_argument("--no-progress", action="store_true")
     e = sub.add_parser("evaluate", help="the five figures of the bench README, and the reference rows")

@@ -175,10 +175,22 @@ def local_client(model: str | Path, *, state=None, run_id=None):
 
 
 def build_predictor(kind: str, model: str | None = None) -> Predictor:
-    """``model`` | ``zero-shot`` | ``offline`` | ``none``; model defaults to the shipped editor
-    (and, for zero-shot, to the bundled SmolLM2)."""
+    """``model`` | ``zero-shot`` | ``zero-shot-server`` | ``offline`` | ``none``; model defaults to the
+    shipped editor (and, for zero-shot, to the bundled SmolLM2).
+
+    ``zero-shot-server`` asks the GGUF model (``model``, default SmolLM2's Q4_1 file) through the
+    local llama.cpp server: the same weights quantised, and several times faster on a CPU than the
+    in-process float model, whose 256-token paragraphs took minutes each on a loaded machine.
+    """
     if kind == "none":
         return NoChange()
+    if kind == "zero-shot-server":
+        from winellbot.llm.client import ModelClient
+        from winellbot.llm.local_server import shared_server
+        from winellbot.llm.openai_backend import OpenAIBackend
+
+        server = shared_server(model, n_ctx=2048, threads=1)  # a paragraph, 220 source words, 256 new
+        return ParagraphPredictor(ModelClient(OpenAIBackend(server.base_url, "none", server.model_name)))
     if kind == "offline":
         return AppendPassage()
     if kind == "zero-shot":
