@@ -202,3 +202,14 @@ def test_the_extractor_schema_lists_the_articles_sections_and_stays_bounded():
     # a real heading longer than the free field's 80 characters still parses
     assert schema(updates=[{"fact": "A fact.", "section": long_heading, "quote": "q"}]).updates[0].section == long_heading
     assert extract_schema([]) is ExtractReply
+
+
+def test_a_quoted_heading_is_listed_without_double_quotes_and_resolved_back():
+    from winellbot.article import parse_article
+    from winellbot.pipeline.agent_common import resolve_section, section_name
+
+    heading = 'Construction: "Harbour builds a ferry"'
+    article = parse_article("Harbour", f"Lead text here.\n\n== {heading} ==\nThe ferry was built in 2020.\n")
+    listed = section_name((heading,))
+    assert '"' not in listed and listed == "Construction: 'Harbour builds a ferry'"
+    assert resolve_section(article, listed) == ((heading,), "exact")

@@ -99,16 +99,20 @@ def test_model_serve_starts_answers_and_stops(tmp_path, capsys):
 
 
 def test_extractor_sections_are_held_to_the_articles_own_names(local_model_server):
+    from winellbot.pipeline.agent_common import section_name
     from winellbot.pipeline.agent_extract import extract_schema
 
-    names = ["Lead", "History", "Transport > Ferries"]
+    # a heading with double quotes: llama.cpp failed to parse the grammar of such an enum and dropped
+    # the connection (a real dev article's "Construction: \"March builds a Williams\"")
+    paths = [(), ("History",), ("Transport", "Ferries"), ('Construction: "Harbour builds a ferry"',)]
+    names = [section_name(p) for p in paths]
     schema = extract_schema(names)
     client = ModelClient(OpenAIBackend(local_model_server.base_url, "none", local_model_server.model_name))
     # the field's description invites a made-up name: SmolLM2 used to copy it as the section
     reply = client.ask("extractor", [
         Message("system", 'List facts as JSON {"updates": [{"fact", "section", "quote", "event_date", "reason"}]}; '
                           'section: the section path exactly as listed'),
-        Message("user", "Sections: Lead, History, Transport > Ferries.\nDocument: A new ferry to Marrow Island "
+        Message("user", f"Sections: {', '.join(names)}.\nDocument: A new ferry to Marrow Island "
                         "starts on 2 May 2025, the operator said.\nList the new facts.")], schema, max_tokens=400)
     assert reply.updates, "the model listed no update: nothing to check"
     assert all(u.section in names for u in reply.updates), [u.section for u in reply.updates]

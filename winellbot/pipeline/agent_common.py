@@ -42,8 +42,13 @@ class Journal:
 
 
 def section_name(path: SectionPath) -> str:
-    """How a section is named in prompts and replies: ``A > B``, or ``Lead``."""
-    return " > ".join(path) if path else LEAD
+    """How a section is named in prompts and replies: ``A > B``, or ``Lead``.
+
+    Double quotes become single ones and backslashes slashes: the names are the extractor's enum,
+    and llama-cpp-python 0.3.36 fails to parse the grammar it writes for an enum value holding an
+    escaped quote (a heading ``Construction: "March builds a Williams"``), then drops the connection.
+    """
+    return (" > ".join(path) if path else LEAD).replace('"', "'").replace("\\", "/")
 
 
 def resolve_section(article: Article, name: str) -> tuple[SectionPath | None, str]:
@@ -72,7 +77,8 @@ def resolve_section(article: Article, name: str) -> tuple[SectionPath | None, st
 
 
 def _clean_name(name: str) -> str:
-    name = re.sub(r"^\s*\[?\s*section\s*:\s*", "", str(name), flags=re.IGNORECASE)
+    name = str(name).replace('"', "'").replace("\\", "/")  # as section_name writes them
+    name = re.sub(r"^\s*\[?\s*section\s*:\s*", "", name, flags=re.IGNORECASE)
     name = name.strip().strip("[]\"'`*=# ").strip()
     return re.sub(r"\s+", " ", name).casefold()
 
