@@ -366,7 +366,10 @@ def test_the_shipped_editor_works_after_the_readme_setup(tmp_path):
     out = tmp_path / "pred.jsonl"
     assert cli.main(["editor", "apply", examples, "--output", str(out), "--no-progress"]) == 0
     edited = json.loads(out.read_text())["edited"]
-    assert score_edit(BRIDGE, edited).preserved == 1.0  # a short edit never drops a word of the paragraph
+    scores = score_edit(BRIDGE, edited)
+    assert scores.preserved == 1.0  # a short edit never drops a word of the paragraph
+    # the shipped editor copies: every word it adds is the source's
+    assert json.loads((adapter / "editor.json").read_text())["answer"] == "copied-span-1" and scores.unsupported == 0.0
     # one sentence inserted at a sentence boundary, the paragraph itself untouched (where it goes is the
-    # model's choice: this checkpoint puts most of its sentences first, see the card)
+    # model's choice)
     assert BRIDGE.original in edited and len(edited.split()) >= len(BRIDGE.original.split()) + 3

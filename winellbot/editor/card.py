@@ -14,9 +14,9 @@ FIGURES_FILE = "figures.json"
 
 def validation_figures(adapter: Path, examples: list) -> dict[str, dict]:
     """The trained editor's figures on ``examples``, beside no change (the floor)."""
-    from winellbot.editor.predict import NoChange, ShortEditPredictor, local_client
+    from winellbot.editor.predict import NoChange, build_predictor
 
-    editor = ShortEditPredictor(local_client(adapter))
+    editor = build_predictor("model", str(adapter))  # as `editor apply --model` runs it (copying or not)
     predicted = {e.id: editor.predict(e.task()) for e in examples}
     return {"no change": figures(examples, {e.id: NoChange().predict(e.task()) for e in examples}),
             "this editor": figures(examples, predicted)}
@@ -36,6 +36,9 @@ def write_card(result, config, *, data: list[str], command: str, examples: list,
         f"Base model: `{config.base}`. Trained {dt.date.today().isoformat()} by `winellbot editor train`.",
         "Task: given a paragraph (sentences numbered) and a source page, answer `After N: <one new sentence>`;",
         "winellbot inserts that sentence after sentence N and adds the citation itself.",
+        *(["Answers are copied: trained on the source's run of words closest to the human sentence, and decoded",
+           "held to runs of the source's words (`answer: copied-span-1` in editor.json; winellbot.llm.copying)."]
+          if getattr(config, "copied", False) else []),
         "",
         "## Data",
         "",
