@@ -18,7 +18,7 @@ from collections import Counter
 from pathlib import Path
 
 from winellbot.editor.examples import EditTask
-from winellbot.editor.shortedit import PROMPT, apply_edit, parse_answer, prompt_messages, shown_source
+from winellbot.editor.shortedit import apply_edit, ask_short_edit, parse_answer
 from winellbot.errors import ModelError
 from winellbot.llm.prompts import load_prompt
 from winellbot.text import content_tokens, split_sentences
@@ -95,9 +95,7 @@ class ShortEditPredictor(Predictor):
 
     def predict(self, task: EditTask) -> str:
         try:
-            reply = self.client.ask_text("editor", prompt_messages(task), max_tokens=self.max_tokens,
-                                         version=load_prompt(PROMPT).version,
-                                         copy_from=shown_source(task) if self.copied else "")
+            reply = ask_short_edit(self.client, task, max_tokens=self.max_tokens, copied=self.copied)
         except ModelError:
             self.outcomes["model error"] += 1
             return task.original
@@ -185,12 +183,15 @@ def build_predictor(kind: str, model: str | None = None) -> Predictor:
     if kind == "none":
         return NoChange()
     if kind == "zero-shot-server":
+        from winellbot.config import Settings
+        from winellbot.factory import local_backend
         from winellbot.llm.client import ModelClient
-        from winellbot.llm.local_server import shared_server
-        from winellbot.llm.openai_backend import OpenAIBackend
 
-        server = shared_server(model, n_ctx=2048, threads=1)  # a paragraph, 220 source words, 256 new
-        return ParagraphPredictor(ModelClient(OpenAIBackend(server.base_url, "none", server.model_name)))
+        settings = Settings()
+        # the bot's own local backend (its timeout, retries and cache identity), on a small context:
+        # a paragraph, 220 source words and 256 new tokens
+        settings.llm.local_model, settings.llm.local_n_ctx, settings.llm.local_threads = model or "", 2048, 1
+        return ParagraphPredictor(ModelClient(local_backend(settings)))
     if kind == "offline":
         return AppendPassage()
     if kind == "zero-shot":

@@ -85,6 +85,13 @@ def prompt_messages(task: EditTask) -> tuple[Message, ...]:
                                       source=shown_source(task))
 
 
+def ask_short_edit(client, task: EditTask, *, max_tokens: int, copied: bool = False) -> str:
+    """The local editor's reply for ``task`` (the one request both the predictor and the bot's
+    editor send); ``copied``: decoding held to the shown source (:mod:`winellbot.llm.copying`)."""
+    return client.ask_text("editor", prompt_messages(task), max_tokens=max_tokens,
+                           version=load_prompt(PROMPT).version, copy_from=shown_source(task) if copied else "")
+
+
 def format_answer(edit: ShortEdit) -> str:
     return f"After {edit.after}: {edit.sentence}"
 

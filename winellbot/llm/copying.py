@@ -1,6 +1,6 @@
 """Greedy decoding held to an answer "After N: <words copied from a source>".
 
-The local editor trained on copied answers (``answer: copied-span-1`` in its ``winellbot-editor.json``)
+The local editor trained on copied answers (``answer: copied-span-1`` in the ``editor.json`` beside its adapter)
 writes nothing of its own: after the prefix "After N:", every token it may choose continues a run of
 the source's own tokens, and it may stop only at a word boundary, after a few words. A 135M model
 left free invents words (64% of the new words of the first adapter's edits were in neither the
@@ -72,12 +72,11 @@ def copy_generate(model, tokenizer, prompt_ids: list[int], source: str, max_new:
         past, logits = result.past_key_values, result.logits[0, -1]
         if state is None:  # greedy along the prefixes that still fit
             allowed = list({p[len(out)] for p in starts if p[:len(out)] == out and len(p) > len(out)})
-            choice = allowed[int(torch.argmax(logits[allowed]))]
         else:
             allowed = list(state.next_tokens() | (stops if state.may_stop() else set()))
-            if not allowed:
-                return out, "stop"
-            choice = allowed[int(torch.argmax(logits[allowed]))]
+        if not allowed:
+            return out, "stop"
+        choice = allowed[int(torch.argmax(logits[allowed]))]
         if choice in stops:
             return out, "stop"
         out.append(choice)

@@ -15,10 +15,9 @@ from __future__ import annotations
 import random
 
 from winellbot.editor.examples import EditTask, Source
-from winellbot.editor.shortedit import PROMPT, apply_edit, parse_answer, prompt_messages, shown_source
+from winellbot.editor.shortedit import apply_edit, ask_short_edit, parse_answer
 from winellbot.editor.windows import passage
 from winellbot.errors import ModelError
-from winellbot.llm.prompts import load_prompt
 from winellbot.models import Citation, Edit, Paragraph, Update
 from winellbot.pipeline.agent_common import Journal
 from winellbot.pipeline.agent_edit import appended, cite_news, mask, minimal_change_problem, sentence, unmask
@@ -44,9 +43,7 @@ class LocalEditor(Editor):
         masked, stash = mask(paragraph.wikitext)
         task = EditTask("", self.title, update.section_path, masked, self._source(update))
         try:
-            reply = self.client.ask_text("editor", prompt_messages(task), max_tokens=self.max_tokens,
-                                         version=load_prompt(PROMPT).version,
-                                         copy_from=shown_source(task) if self.copied else "")
+            reply = ask_short_edit(self.client, task, max_tokens=self.max_tokens, copied=self.copied)
         except ModelError as exc:
             self.journal.note("editor", f"appended the update instead: {exc}")
             return appended(paragraph, update, citation, f"local editor failed ({exc}); appended the update")
