@@ -88,13 +88,13 @@ class Restatements:
         parts = [p for p in split_sentences(text) if content_tokens(p)]
         if len(parts) < 2 or any(len(words(p)) > self.max_words for p in parts):
             return None
-        found = []
+        first = None
         for part in parts:  # the first new sentence ends the check: most passages stop at one
             why = self._restating(article, part)
             if why is None:
                 return None
-            found.append(why)
-        return f"each of its {len(parts)} sentences is already in the article in other words; the first: {found[0]}"
+            first = first or why
+        return f"each of its {len(parts)} sentences is already in the article in other words; the first: {first}"
 
     def _restating(self, article: Article, text: str) -> str | None:
         from winellbot.meaning import named_facts
