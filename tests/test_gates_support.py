@@ -112,6 +112,10 @@ def test_no_source_text_holds():
     ("In March the bridge reopened.", []),  # sentence opener and month
     ("Twelve-year-old pupils sang.", []),
     ("Dr. Smith spoke on Monday.", ["Smith"]),
+    # a sentence opens after an end mark and a space, or a quotation mark, not after a bare comma
+    ("It rained.  Harbour Lane flooded, Harbour said.", ["Harbour", "Lane"]),
+    ("It rained.Quay Street flooded, \u201cBridges close.\u201d", ["Quay", "Street"]),
+    ("(Bridges closed) as \"Quay Street flooded\".", ["Quay", "Street"]),
 ])
 def test_proper_names(text, names):
     assert proper_names(text) == names

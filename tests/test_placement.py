@@ -5,7 +5,7 @@ not they are installed; tests/test_vectors.py and tests/test_meaning_pipeline.py
 from __future__ import annotations
 
 from winellbot.bench.tasks import parse_simple_article
-from winellbot.pipeline.placement import HAND_SET, Placement, SectionPlacer, placer_for
+from winellbot.pipeline.placement import HAND_SET, Placement, SectionPlacer, context_of, placer_for
 
 WORDS = {**HAND_SET, "vectors": 0.0}
 
@@ -125,3 +125,10 @@ def test_a_document_that_is_only_the_passage_adds_nothing_around_it():
     alone = SectionPlacer(article, weights=WORDS).place(passage)
     assert SectionPlacer(article, weights=WORDS).place(passage, document_text=passage) == alone
     assert "around it" not in alone.reason
+
+
+def test_context_is_found_at_word_boundaries_only():
+    document = "Carban apple pie was served. Then an apple pie was served to the guests at noon."
+    assert context_of("an apple pie was served", document, 2) == "served. Then an apple pie was served to the"
+    assert context_of("apple pie was served. Then an apple", document, 0) == "apple pie was served. Then an apple"
+    assert context_of("ban apple pie", document, 3) == ""  # only inside a word: not this passage

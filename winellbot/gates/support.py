@@ -83,6 +83,21 @@ def _after_title(before: str) -> bool:
     return last[0].endswith(".") and last[0][:-1].lower() in _NOT_NAMES
 
 
+def _opens_sentence(text: str, at: int) -> bool:
+    """Whether ``text[at]`` opens a sentence: the text's start, or after an end mark and a space, or
+    after an opening quotation mark or bracket. (A regular expression anchored at the end of
+    ``text[:at]`` read the whole prefix for every capitalised word: quadratic in a long article.)"""
+    if at == 0:
+        return True
+    j = at
+    while j > 0 and text[j - 1].isspace():
+        j -= 1
+    if j == 0:
+        return False
+    mark = text[j - 1]
+    return (mark in ".!?:;" and j < at) or mark in "\"\u201c("
+
+
 def proper_names(text: str) -> list[str]:
     """Capitalised words that name something (sentence openers only inside a multi-word name)."""
     names = []
@@ -94,7 +109,7 @@ def proper_names(text: str) -> list[str]:
         if low in STOP_WORDS or low in _NOT_NAMES or first in MONTH_ALIASES or first in NUMBER_WORDS \
                 or len(word) < 2:
             continue
-        if _SENTENCE_START.search(text[:m.start()]) and not _after_title(text[:m.start()]):
+        if _opens_sentence(text, m.start()) and not _after_title(text[max(0, m.start() - 40): m.start()]):
             nxt = matches[i + 1] if i + 1 < len(matches) else None
             if nxt is None or text[m.end():nxt.start()].strip():
                 continue  # an ordinary word that opens the sentence
