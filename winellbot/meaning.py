@@ -92,7 +92,7 @@ class Embedder:
 
     model_name = MINILM
 
-    def __init__(self, cache: EmbeddingCache | None = None, *, threads: int = 2, batch_size: int = 64,
+    def __init__(self, cache: EmbeddingCache | None = None, *, threads: int = 2, batch_size: int = 16,
                  max_tokens: int = 128, memory: int = 50_000) -> None:
         self.cache = cache
         self.threads = threads

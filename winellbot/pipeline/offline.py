@@ -315,8 +315,13 @@ def _fit(sums: list[int], start: int, end: int, budget: int) -> int:
 
 def _prose(text: str) -> float:
     """The share of stop words: running prose has many, menus, lists and tables few."""
-    pieces = [w.lower() for w in text.split()]
-    return sum(w.strip(".,;:\"'()") in STOP_WORDS for w in pieces) / max(1, len(pieces))
+    pieces = text.split()
+    return sum(map(_is_stop, pieces)) / max(1, len(pieces))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _is_stop(word: str) -> bool:
+    return word.lower().strip(".,;:\"'()") in STOP_WORDS
 
 
 # Link lists and headline menus lose their separators when a page is scraped:

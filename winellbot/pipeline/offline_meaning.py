@@ -140,7 +140,7 @@ class SentenceCutter:
         from winellbot.pipeline.offline import safe_text
 
         kept: list[str] = []
-        for sentence in english()(update.quote).sents:
+        for sentence in english()(update.quote, disable=["ner"]).sents:  # the parser ends sentences
             if len(words(" ".join(kept + [sentence.text]))) > budget:
                 break
             kept.append(sentence.text)
