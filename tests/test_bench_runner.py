@@ -89,3 +89,30 @@ def test_oracle_mode_gives_the_held_out_sentences_as_documents_only(tmp_path):
     assert "History" not in repr(view.documents)  # the section does not travel
     lines = run_backtest(tmp_path, None, pipeline_factory=build_offline_pipeline, oracle=True, progress=False)
     assert lines and lines[0]["text"].startswith("The bridge carried 5,000 cars")
+
+
+def test_tasks_in_two_processes_give_the_lines_of_one(tmp_path):
+    from collections import Counter
+
+    from winellbot.bench.backtest import run_tasks
+    from winellbot.bench.tasks import load_tasks
+
+    write_task(tmp_path / "a.json", held_text="On its first day the bridge carried 5,000 cars.")
+    second = json.loads(write_task(tmp_path / "b.json").read_text(encoding="utf-8"))
+    second["id"] = "wgb-2"
+    second["wikitext"] += " Its lanes are wide."  # another article: no cache of the first task's serves it
+    (tmp_path / "b.json").write_text(json.dumps(second), encoding="utf-8")
+    tasks = load_tasks(tmp_path)
+    settings = Settings()
+    settings.pipeline.embedding_cache = str(tmp_path / "embeddings.sqlite")
+    runs = {}
+    for jobs in (1, 2):
+        gate_stats, embedded, skips = Counter(), Counter(), {}
+        lines = run_tasks(tasks, None, pipeline_factory=pipeline_factory(settings), progress=False, jobs=jobs,
+                          gate_stats=gate_stats, embeddings=embedded, skips=skips)
+        runs[jobs] = (lines, gate_stats, embedded["computed"] + embedded["cached"], skips)
+    assert {line["task"] for line in runs[1][0]} == {"wgb-1", "wgb-2"}
+    assert runs[2][0] == runs[1][0]  # same lines, same order
+    assert runs[2][1] == runs[1][1] and runs[2][1]["checked"] >= 2
+    assert runs[2][2] == runs[1][2] > 0  # the workers' embedder figures are summed
+    assert runs[1][3] == runs[2][3] == {}

@@ -150,6 +150,15 @@ class Embedder:
         return self._model
 
 
+_THREADS_CAP: list[int] = []
+
+
+def share_threads(most: int) -> None:
+    """At most ``most`` torch threads for this process's models (a backtest worker beside others
+    on the same cores), whatever the configuration asks."""
+    _THREADS_CAP[:] = [max(1, most)]
+
+
 @functools.lru_cache(maxsize=2)
 def _load_minilm(path: str, threads: int, max_tokens: int):
     import torch
@@ -158,7 +167,7 @@ def _load_minilm(path: str, threads: int, max_tokens: int):
 
     transformers_logging.disable_progress_bar()  # the bot's output is its report, not a loading bar
     # More threads than cores only fight each other (2 cores here, shared with the rest of the bot).
-    torch.set_num_threads(max(1, threads))
+    torch.set_num_threads(max(1, min([threads, *_THREADS_CAP])))
     model = SentenceTransformer(path, device="cpu", local_files_only=True)
     model.max_seq_length = max_tokens
     return model

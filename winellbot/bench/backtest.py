@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import logging
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from winellbot.bench.tasks import BotTask, Task, article_from_task, load_tasks
@@ -101,6 +101,8 @@ def run_tasks(
     gates="default",
     gate_stats: Counter | None = None,
     skips: dict[str, str] | None = None,
+    jobs: int = 1,
+    embeddings: Counter | None = None,
 ) -> list[dict]:
     """As :func:`run_backtest`, on tasks already loaded.
 
@@ -108,27 +110,24 @@ def run_tasks(
     standard chain without state or model; None: no gates). ``gate_stats`` is filled with
     how many suggestions were checked and how many each gate stopped. ``skips`` receives the
     tasks that gave no result, with the reason; a spent token budget skips the rest.
+    ``jobs`` > 1 runs the tasks in that many worker processes, each with its own pipeline
+    built by ``pipeline_factory`` (tasks are independent: the lines are those of one process,
+    in the same order). ``embeddings`` receives the sentence embedder's counts and seconds
+    (:class:`winellbot.meaning.EmbeddingStats`), summed over the workers.
     """
     skips = {} if skips is None else skips
-    pipeline = pipeline_factory()
-    if gates == "default":
-        from winellbot.gates import default_gates
-
-        gates = default_gates()
+    embeddings = Counter() if embeddings is None else embeddings
+    if jobs > 1:
+        results = _parallel(tasks, pipeline_factory, gates, oracle, jobs, embeddings)
+    else:
+        results = _sequential(tasks, pipeline_factory, gates, oracle, embeddings)
     lines: list[dict] = []
-    spent = ""
-    for task in _progress(tasks, progress):
-        if spent:
-            skips[task.id] = spent
-            continue
-        view = oracle_view(task) if oracle else task.bot_view()
-        try:
-            lines.extend(run_task(task.id, view, pipeline, gates, gate_stats))
-        except BudgetExceeded as exc:
-            spent = skips[task.id] = f"token budget spent: {exc}"
-        except WinellbotError as exc:
-            skips[task.id] = f"{type(exc).__name__}: {exc}"
-            log.warning("task %s failed: %s", task.id, exc)
+    for task_id, (task_lines, task_gates, skip) in _progress(results, progress, len(tasks)):
+        lines.extend(task_lines)
+        if gate_stats is not None:
+            gate_stats.update(task_gates)
+        if skip:
+            skips[task_id] = skip
     if output is not None:
         Path(output).parent.mkdir(parents=True, exist_ok=True)
         with open(output, "w", encoding="utf-8") as fh:
@@ -137,12 +136,95 @@ def run_tasks(
     return lines
 
 
-def _progress(tasks: list[Task], enabled: bool) -> Iterable[Task]:
+# The pipeline and gates of this process (a worker builds its own once).
+_WORKER: dict = {}
+
+
+def _build(pipeline_factory: Callable[[], Pipeline], gates) -> None:
+    _WORKER["pipeline"] = pipeline_factory()
+    if gates == "default":
+        from winellbot.gates import default_gates
+
+        gates = default_gates()
+    _WORKER["gates"] = gates
+
+
+def _one(task: Task, oracle: bool, spent: str = "") -> tuple[list[dict], Counter, str]:
+    """One task's lines, gate counts and skip reason ("" when it gave a result)."""
+    if spent:
+        return [], Counter(), spent
+    stats: Counter = Counter()
+    view = oracle_view(task) if oracle else task.bot_view()
+    try:
+        return run_task(task.id, view, _WORKER["pipeline"], _WORKER["gates"], stats), stats, ""
+    except BudgetExceeded as exc:
+        return [], stats, f"token budget spent: {exc}"
+    except WinellbotError as exc:
+        log.warning("task %s failed: %s", task.id, exc)
+        return [], stats, f"{type(exc).__name__}: {exc}"
+
+
+Results = Iterator[tuple[str, tuple[list[dict], Counter, str]]]
+
+
+def _sequential(tasks, pipeline_factory, gates, oracle, embeddings: Counter) -> Results:
+    _build(pipeline_factory, gates)
+    spent = ""
+    for task in tasks:
+        result = _one(task, oracle, spent)
+        spent = result[2] if result[2].startswith("token budget spent") else spent
+        yield task.id, result
+    embeddings.update(_embedder_stats(_WORKER["pipeline"]))
+
+
+def _parallel(tasks, pipeline_factory, gates, oracle, jobs, embeddings: Counter) -> Results:
+    """The tasks in ``jobs`` forked workers (fork: the factory may be a closure); torch's threads
+    are shared out between them, so cold embedding does not run more threads than cores."""
+    import multiprocessing
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    threads = max(1, (os.cpu_count() or 1) // jobs)
+    totals: dict[int, Counter] = {}
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker,
+                             initargs=(pipeline_factory, gates, threads)) as pool:
+        for task, (result, pid, stats) in zip(tasks, pool.map(_worker_task, tasks, [oracle] * len(tasks))):
+            totals[pid] = stats  # each worker's running totals: the last one counts
+            yield task.id, result
+    for stats in totals.values():
+        embeddings.update(stats)
+
+
+def _start_worker(pipeline_factory, gates, threads: int) -> None:
+    from winellbot import meaning
+
+    meaning.share_threads(threads)
+    _build(pipeline_factory, gates)
+
+
+def _worker_task(task: Task, oracle: bool) -> tuple[tuple[list[dict], Counter, str], int, Counter]:
+    import os
+
+    return _one(task, oracle), os.getpid(), _embedder_stats(_WORKER["pipeline"])
+
+
+def _embedder_stats(pipeline) -> Counter:
+    """The pipeline's sentence embedder's figures so far (empty without one)."""
+    import dataclasses
+
+    for refiner in getattr(pipeline, "refiners", ()):
+        embedder = getattr(refiner, "embedder", None)
+        if embedder is not None:
+            return Counter(dataclasses.asdict(embedder.stats))
+    return Counter()
+
+
+def _progress(results: Iterable, enabled: bool, total: int) -> Iterable:
     if not enabled:
-        return tasks
+        return results
     from tqdm import tqdm
 
-    return tqdm(tasks, desc="backtest", unit="task")
+    return tqdm(results, desc="backtest", unit="task", total=total)
 
 
 def read_suggestions(path: str | Path) -> list[dict]:

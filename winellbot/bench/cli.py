@@ -38,6 +38,9 @@ def register(subparsers) -> argparse.ArgumentParser:
                         "pipeline.offline_max_iterations=8; the report prints every one")
     p.add_argument("--limit", type=int, metavar="N", help="only the first N tasks")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="run the tasks in N processes (offline backend only; the suggestions are the same, "
+                        "only faster on N cores)")
     return p
 
 
@@ -122,13 +125,11 @@ def quotes_found(tasks, lines: list[dict], *, oracle: bool = False) -> float | N
     return round(found / len(lines), 4)
 
 
-def embedding_figures(pipeline, tasks: int) -> dict:
-    """What the pipeline's sentence embedder did (empty for a pipeline without one)."""
-    embedders = [r.embedder for r in getattr(pipeline, "refiners", ()) if getattr(r, "embedder", None) is not None]
-    if not embedders:
+def embedding_figures(stats: Counter, tasks: int) -> dict:
+    """What the sentence embedder did (``run_tasks``' ``embeddings``; empty for a pipeline without one)."""
+    if not stats:
         return {}
-    embedder = embedders[0]
-    stats = dataclasses.asdict(embedder.stats)
+    stats = {k: stats.get(k, 0) for k in ("computed", "cached", "seconds", "load_seconds")}
     return {**stats, "computed_per_task": stats["computed"] / max(1, tasks),
             "seconds_per_task": stats["seconds"] / max(1, tasks)}
 
@@ -158,6 +159,8 @@ def run(args: argparse.Namespace) -> int:
     settings = load_settings(config_path, overrides=extra)
     backend = settings.pipeline.backend
     uses_model = backend != "offline" or args.judge == "model"
+    if args.jobs > 1 and backend != "offline":
+        raise ConfigError("--jobs runs the offline backend only (the model backends share one model server)")
     state = run_id = None
     if uses_model:
         from winellbot.state.db import State
@@ -172,18 +175,18 @@ def run(args: argparse.Namespace) -> int:
     status = "failed"
     gate_stats: Counter = Counter()
     skips: dict[str, str] = {}
-    built: list = []
-    build = pipeline_factory(settings, client=client)
+    embedded: Counter = Counter()
     try:
-        lines = run_tasks(tasks, args.output, pipeline_factory=lambda: built.append(build()) or built[-1],
+        lines = run_tasks(tasks, args.output, pipeline_factory=pipeline_factory(settings, client=client),
                           oracle=args.oracle, progress=not args.no_progress and sys.stderr.isatty(),
-                          gates=factory.build_gates(settings, None), gate_stats=gate_stats, skips=skips)
+                          gates=factory.build_gates(settings, None), gate_stats=gate_stats, skips=skips,
+                          jobs=args.jobs, embeddings=embedded)
         figures = score(tasks, lines, judge=judge)
         figures["tasks"] = {"run": len(tasks), "with_result": len(tasks) - len(skips), "skipped": skips}
         figures["quotes_found"] = quotes_found(tasks, lines, oracle=args.oracle)
         if client is not None:
             figures["llm"] = llm_figures(client, len(tasks))
-        embeddings = embedding_figures(built[0] if built else None, len(tasks))
+        embeddings = embedding_figures(embedded, len(tasks))
         if embeddings:
             figures["embeddings"] = embeddings
         status = "done"
@@ -196,6 +199,7 @@ def run(args: argparse.Namespace) -> int:
     local = " local" if backend != "offline" and settings.llm.backend == "local" else ""
     name = f"{backend}{local}{' oracle' if args.oracle else ''}{' (model judge)' if judge else ''}"
     notes = configuration_lines(settings, extra, config_path)
+    notes.append(f"processes: {args.jobs}")
     print("\n".join(notes))
     print(table({name: figures}))
     if "llm" in figures:
