@@ -5,6 +5,7 @@ import argparse
 import shlex
 import sys
 from collections import Counter
+from pathlib import Path
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -45,6 +46,11 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="copied (default): the source's run of words closest to the human sentence, and "
                         "decoding held to the source; written: the human sentence, free decoding")
     t.add_argument("--no-progress", action="store_true")
+    f = sub.add_parser("fit-spans", help="fit the ranking of source runs a copying editor chooses from")
+    f.add_argument("data", nargs="+", metavar="DATA", help="winell-editor/1 JSONL files")
+    f.add_argument("--output", required=True, metavar="FILE", help="the ranker (spans.json beside the adapter)")
+    f.add_argument("--holdout-fold", type=int, metavar="K", help="leave out the articles of fold K and score them")
+    f.add_argument("--folds", type=int, default=5)
     a = sub.add_parser("apply", help="edit every example's paragraph; writes {id, edited} lines")
     a.add_argument("examples", metavar="EXAMPLES")
     a.add_argument("--output", required=True, metavar="PREDICTIONS")
@@ -66,7 +72,8 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    return {"data": _data, "train": _train, "apply": _apply, "evaluate": _evaluate}[args.editor_command](args)
+    return {"data": _data, "train": _train, "fit-spans": _fit_spans, "apply": _apply,
+            "evaluate": _evaluate}[args.editor_command](args)
 
 
 def _progress(items, enabled: bool, desc: str):
@@ -153,6 +160,33 @@ def _train(args) -> int:
     path = write_card(result, config, data=args.data, command="winellbot editor " + shlex.join(sys.argv[2:]),
                       examples=examples, dropped=dropped, validation=validation, note=args.note)
     print(f"wrote {path}")
+    return 0
+
+
+def _fit_spans(args) -> int:
+    import json
+
+    from winellbot.editor.examples import load_examples, split_by_article
+    from winellbot.editor.shortedit import shown_source
+    from winellbot.editor.spans import SpanRanker, fit, labelled_runs
+
+    examples = [e for path in args.data for e in load_examples(path)]
+    held: list = []
+    if args.holdout_fold is not None:
+        examples, held = split_by_article(examples, args.holdout_fold, args.folds)
+    fitted = fit(examples, lambda e: shown_source(e).split())
+    fitted["command"] = "winellbot editor " + shlex.join(sys.argv[2:])
+    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.output).write_text(json.dumps(fitted), encoding="utf-8")
+    print(f"fitted on {fitted['runs']} run(s) of {fitted['examples']} example(s); wrote {args.output}")
+    if held:  # the best run's label on the held-out articles (key facts minus weighted commentary)
+        ranker, labels = SpanRanker(fitted), []
+        for e in held:
+            rows = labelled_runs(e, shown_source(e).split())
+            if rows:
+                labels.append(max(rows, key=lambda r: ranker.score(r[0]))[1])
+        print(f"held-out fold {args.holdout_fold}: {len(labels)} example(s), best run's key facts minus "
+              f"weighted commentary {sum(labels) / max(1, len(labels)):.3f}")
     return 0
 
 

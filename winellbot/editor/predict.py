@@ -87,15 +87,17 @@ class ShortEditPredictor(Predictor):
 
     name = "fine-tuned editor"
 
-    def __init__(self, client, *, max_tokens: int = SHORT_EDIT_TOKENS, copied: bool = False) -> None:
+    def __init__(self, client, *, max_tokens: int = SHORT_EDIT_TOKENS, copied: bool = False, ranker=None) -> None:
         super().__init__()
         self.client = client
         self.max_tokens = max_tokens
         self.copied = copied  # decoding held to the source's words (llm.copying)
+        self.ranker = ranker  # and to one of its best runs (editor.spans)
 
     def predict(self, task: EditTask) -> str:
         try:
-            reply = ask_short_edit(self.client, task, max_tokens=self.max_tokens, copied=self.copied)
+            reply = ask_short_edit(self.client, task, max_tokens=self.max_tokens, copied=self.copied,
+                                   ranker=self.ranker)
         except ModelError:
             self.outcomes["model error"] += 1
             return task.original
@@ -196,7 +198,7 @@ def build_predictor(kind: str, model: str | None = None) -> Predictor:
         return AppendPassage()
     if kind == "zero-shot":
         return ParagraphPredictor(local_client(model or "smollm2"))
-    from winellbot.llm.local_model import copies
+    from winellbot.llm.local_model import copies, copy_ranker
 
     chosen = editor_model(model)
-    return ShortEditPredictor(local_client(chosen), copied=copies(chosen))
+    return ShortEditPredictor(local_client(chosen), copied=copies(chosen), ranker=copy_ranker(chosen))

@@ -85,11 +85,14 @@ def prompt_messages(task: EditTask) -> tuple[Message, ...]:
                                       source=shown_source(task))
 
 
-def ask_short_edit(client, task: EditTask, *, max_tokens: int, copied: bool = False) -> str:
+def ask_short_edit(client, task: EditTask, *, max_tokens: int, copied: bool = False, ranker=None) -> str:
     """The local editor's reply for ``task`` (the one request both the predictor and the bot's
-    editor send); ``copied``: decoding held to the shown source (:mod:`winellbot.llm.copying`)."""
+    editor send); ``copied``: decoding held to the shown source (:mod:`winellbot.llm.copying`),
+    with a ``ranker`` (:class:`winellbot.editor.spans.SpanRanker`) to one of its best runs."""
+    source = shown_source(task) if copied else ""
+    choices = tuple(ranker.best(task, source.split())) if source and ranker is not None else ()
     return client.ask_text("editor", prompt_messages(task), max_tokens=max_tokens,
-                           version=load_prompt(PROMPT).version, copy_from=shown_source(task) if copied else "")
+                           version=load_prompt(PROMPT).version, copy_from=source, copy_choices=choices)
 
 
 def format_answer(edit: ShortEdit) -> str:

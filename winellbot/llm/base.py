@@ -35,6 +35,8 @@ class ChatRequest:
     # "After N: <words of this text>": in-process decoding is held to copying it (llm.copying);
     # a server ignores it, and the caller checks the reply either way
     copy_from: str = ""
+    # or "After N: <one of these runs>" (editor.spans short-lists them); a server ignores it too
+    copy_choices: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

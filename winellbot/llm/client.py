@@ -109,10 +109,11 @@ class ModelClient:
         return self._ask(request, lambda text: parse_reply(text, schema))
 
     def ask_text(self, stage: str, messages: Sequence[Message], *, model: str = "",
-                 max_tokens: int = 1024, version: str = "", copy_from: str = "") -> str:
+                 max_tokens: int = 1024, version: str = "", copy_from: str = "",
+                 copy_choices: tuple[str, ...] = ()) -> str:
         """A free-text reply (the editor's new paragraph); cached and recorded like :meth:`ask`."""
         request = ChatRequest(stage=stage, messages=tuple(messages), model=model, max_tokens=max_tokens,
-                              prompt_version=version, copy_from=copy_from)
+                              prompt_version=version, copy_from=copy_from, copy_choices=tuple(copy_choices))
         return self._ask(request, _non_empty)
 
     def close(self) -> None:
@@ -218,6 +219,8 @@ def request_hash(backend: str, request: ChatRequest) -> str:
         "schema": request.json_schema, "max_tokens": request.max_tokens,
         "temperature": request.temperature,
     }
+    if request.copy_from or request.copy_choices:  # a held decoding answers differently (old keys unchanged)
+        payload["copy"] = [request.copy_from, list(request.copy_choices)]
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8")).hexdigest()
 
 

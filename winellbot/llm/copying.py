@@ -89,3 +89,38 @@ def copy_generate(model, tokenizer, prompt_ids: list[int], source: str, max_new:
                 return out, "stop"
         step_ids = torch.tensor([[choice]], device=model.device)
     return out, "length"
+
+
+def choose_copy(model, tokenizer, prompt_ids: list[int], choices: tuple[str, ...]) -> tuple[list[int], str]:
+    """Ids of "After N: <one of ``choices``>": the prefix greedy as in :func:`copy_generate`, then the
+    choice whose tokens the model finds likeliest (mean log-probability per token, so a longer run is
+    not penalised for its length); the choices are runs of the source short-listed by
+    :mod:`winellbot.editor.spans`."""
+    import copy
+
+    import torch
+
+    with torch.no_grad():
+        result = model(input_ids=torch.tensor([prompt_ids], device=model.device), use_cache=True)
+        past, first = result.past_key_values, torch.log_softmax(result.logits[0, -1].float(), -1)
+
+        def log_probs(ids: list[int]) -> list[float]:
+            out = [float(first[ids[0]])]
+            if len(ids) > 1:
+                more = model(input_ids=torch.tensor([ids[:-1]], device=model.device),
+                             past_key_values=copy.deepcopy(past), use_cache=True)
+                logits = torch.log_softmax(more.logits[0].float(), -1)
+                out += [float(logits[k - 1, ids[k]]) for k in range(1, len(ids))]
+            return out
+
+        prefix = max(prefixes(tokenizer), key=lambda p: sum(log_probs(p)))
+        best, best_score = [], float("-inf")
+        for choice in choices:
+            ids = tokenizer(" " + " ".join(choice.split()), add_special_tokens=False)["input_ids"]
+            if not ids:
+                continue
+            scores = log_probs(prefix + ids)[len(prefix):]
+            score = sum(scores) / len(scores)
+            if score > best_score:
+                best, best_score = ids, score
+    return prefix + best, "stop"

@@ -99,12 +99,29 @@ def adapter_info(path: str | Path) -> dict:
         raise ConfigError(f"{file}: not JSON: {exc}") from exc
 
 
+SPANS_FILE = "spans.json"
+
+
 def copies(spec: str | Path) -> bool:
     """Whether the editor at ``spec`` was trained to copy its sentence from the source."""
     path = Path(spec)
     if not (path / EDITOR_FILE).is_file():
         return False
     return adapter_info(path).get("answer") == COPIED
+
+
+def copy_ranker(spec: str | Path):
+    """The run ranker kept beside a copying editor (``spans.json``, :mod:`winellbot.editor.spans`),
+    or None: the editor then chooses where to copy from by itself."""
+    path = Path(spec) / SPANS_FILE
+    if not copies(spec) or not path.is_file():
+        return None
+    from winellbot.editor.spans import SpanRanker
+
+    try:
+        return SpanRanker.load(path)
+    except (ValueError, KeyError) as exc:
+        raise ConfigError(f"{path}: not a fitted run ranker: {exc}") from exc
 
 
 def _base_location(spec: str | Path) -> str:

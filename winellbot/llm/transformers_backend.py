@@ -79,7 +79,11 @@ class TransformersBackend(ChatBackend):
         if self._threads:  # only the cores other processes leave free (see local_model.cpu_threads)
             self._threads.apply()
         try:
-            if request.copy_from:
+            if request.copy_choices:
+                from winellbot.llm.copying import choose_copy
+
+                new_ids, finish = choose_copy(model, tokenizer, prompt_ids, request.copy_choices)
+            elif request.copy_from:
                 from winellbot.llm.copying import copy_generate
 
                 new_ids, finish = copy_generate(model, tokenizer, prompt_ids, request.copy_from, max_new)

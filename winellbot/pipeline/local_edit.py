@@ -28,12 +28,13 @@ class LocalEditor(Editor):
     """(paragraph, update, citation) -> the paragraph with one model-written, cited sentence inserted."""
 
     def __init__(self, client, *, title: str = "", journal: Journal | None = None, max_tokens: int = 96,
-                 copied: bool = False) -> None:
+                 copied: bool = False, ranker=None) -> None:
         self.client = client
         self.title = title
         self.journal = journal or Journal()
         self.max_tokens = max_tokens
         self.copied = copied  # decoding held to the source's words (llm.copying)
+        self.ranker = ranker  # and to one of its best runs (editor.spans)
 
     def edit(self, paragraph: Paragraph | None, update: Update, citation: Citation) -> Edit:
         """The edited paragraph; never raises on a model failure."""
@@ -43,7 +44,8 @@ class LocalEditor(Editor):
         masked, stash = mask(paragraph.wikitext)
         task = EditTask("", self.title, update.section_path, masked, self._source(update))
         try:
-            reply = ask_short_edit(self.client, task, max_tokens=self.max_tokens, copied=self.copied)
+            reply = ask_short_edit(self.client, task, max_tokens=self.max_tokens, copied=self.copied,
+                                   ranker=self.ranker)
         except ModelError as exc:
             self.journal.note("editor", f"appended the update instead: {exc}")
             return appended(paragraph, update, citation, f"local editor failed ({exc}); appended the update")
