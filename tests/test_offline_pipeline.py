@@ -11,11 +11,8 @@ from winellbot.pipeline.offline import (
     OfflineExtractor,
     OfflineNavigator,
     build_offline_pipeline,
-    has_capitals,
-    is_cased,
-    safe_text,
-    unglue,
 )
+from winellbot.pipeline.pagetext import has_capitals, is_cased, safe_text, unglue
 from winellbot.pipeline.restore import recase
 from winellbot.search.corpus import LocalCorpus
 

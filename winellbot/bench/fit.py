@@ -51,7 +51,8 @@ def placement_rows(tasks, embedder) -> list[tuple[str, str, object, object]]:
 
     from winellbot.bench.score import THRESHOLD, LexicalJudge, placed_in
     from winellbot.bench.tasks import article_from_task
-    from winellbot.pipeline.offline import OfflineCriteria, OfflineExtractor, profile, unglue
+    from winellbot.pipeline.offline import OfflineCriteria, OfflineExtractor, profile
+    from winellbot.pipeline.pagetext import unglue
     from winellbot.pipeline.placement import SectionPlacer, context_of
 
     every = {t: 1.0 for t in TERMS}  # every term computed

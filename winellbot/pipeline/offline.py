@@ -24,7 +24,6 @@ import functools
 import math
 import re
 from collections import Counter
-from collections.abc import Container
 from dataclasses import dataclass, field
 
 from winellbot.models import (
@@ -51,6 +50,7 @@ from winellbot.pipeline.interface import (
 from winellbot.pipeline.loop import UpdateAggregationLoop
 from winellbot.pipeline.pipeline import Pipeline, per_article
 from winellbot.pipeline.placement import placer_for
+from winellbot.pipeline.pagetext import LIST_NOTE, has_capitals, is_cased, safe_text, unglue
 from winellbot.pipeline.restore import RESTORED_NOTE, name_casing, recase
 from winellbot.search.urls import citation_url
 from winellbot.text import STOP_WORDS, content_tokens, split_sentences, words
@@ -324,29 +324,6 @@ def _is_stop(word: str) -> bool:
     return word.lower().strip(".,;:\"'()") in STOP_WORDS
 
 
-# Link lists and headline menus lose their separators when a page is scraped:
-# "NorwichNorwich City", "PelicanPelecanus occidentalis". Three lower-case letters before the
-# capital keep names such as McDonald, DeSantis and YouTube out.
-_GLUE = re.compile(r"[a-z\u00df-\u00ff]{3}[A-Z\u00c0-\u00de][a-z]")
-# \b: a match starts where its word does anyway, and without it every letter of a long page
-# was tried as a start (a twentieth of the warm back-test)
-_GLUED_WORD = re.compile(r"\b\w*" + _GLUE.pattern + r"\w*")
-_GLUED_STOP = re.compile(r"([a-z\u00df-\u00ff)]{2}[.?!:]|[.?!][\"\u201d])([A-Z\u00c0-\u00de])")
-
-
-def unglue(text: str, known: Container[str] = ()) -> str:
-    """``text`` with a space put back where a scraper ran two words or sentences together.
-
-    A run-together word the article itself writes (``known``: its lower-cased words) is a
-    name such as PlayStation or LinkedIn and is left alone.
-    """
-    def split(m: re.Match) -> str:
-        w = m.group(0)
-        return w if w.lower() in known else _GLUE.sub(lambda g: g.group(0)[:3] + " " + g.group(0)[3:], w)
-
-    return _GLUED_WORD.sub(split, _GLUED_STOP.sub(r"\1 \2", text))
-
-
 _QUOTED = re.compile(r"\u201c[^\u201d]*\u201d|\"[^\"]*\"")
 
 
@@ -372,25 +349,6 @@ def _word_tokens(doc_words: list[str]) -> list[tuple[str, ...]]:
 
 def _span_tokens(tokens: list[tuple[str, ...]], start: int, end: int) -> frozenset[str]:
     return frozenset(t for word in tokens[start:end] for t in word)
-
-
-# Said of a passage from a page that has capitals but few sentences, where RESTORED_NOTE would be wrong.
-LIST_NOTE = ("this part of the source is a list, table or menu rather than sentences: its words are given "
-             "in the page's order; check them against the source")
-
-
-def has_capitals(text: str) -> bool:
-    """True unless the text lost its case (as WikiGenBench stores the pages an article cites)."""
-    sample = text[:5000]
-    letters = sum(map(str.isalpha, sample))
-    return letters > 0 and sum(map(str.isupper, sample)) / letters > 0.01
-
-
-def is_cased(text: str) -> bool:
-    """True for running prose: capitals and full stops (False for lost-case texts and for lists)."""
-    sample = text[:5000]
-    stops = sample.count(". ") + sample.count(".\n") + sample.rstrip().rstrip("\"'\u201d\u2019)").endswith((".", "!", "?"))
-    return has_capitals(text) and stops >= 1 and stops * 80 > len(sample.split())
 
 
 def _sentence_units(text: str, max_words: int, sums: list[int], tokens: list[tuple[str, ...]]) -> list[_Unit]:
@@ -443,14 +401,6 @@ def _window_units(doc_words: list[str], size: int, step: int, casing: dict[str, 
         units.append(_Unit(casing=casing, quote=" ".join(chunk), start=start,
                            end=start + len(chunk), tokens=_span_tokens(tokens, start, start + len(chunk))))
     return units
-
-
-_UNSAFE = re.compile(r"[\[\]{}<>|~]|'{2,}|__|https?://\S+")
-
-
-def safe_text(text: str) -> str:
-    """Text from a web page made inert as wikitext: no links, templates, tags, signatures or bold."""
-    return re.sub(r"\s+([.,;:!?])", r"\1", " ".join(_UNSAFE.sub(" ", text).split()))
 
 
 # --- aggregation and editing ------------------------------------------------------------------

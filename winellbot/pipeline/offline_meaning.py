@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from winellbot.models import Article, Update
-from winellbot.pipeline.offline import profile, unglue
+from winellbot.pipeline.offline import profile
+from winellbot.pipeline.pagetext import unglue
 from winellbot.pipeline.pipeline import per_article
 from winellbot.pipeline.placement import context_of, placer_for, placers
 from winellbot.text import content_tokens, split_sentences, words
@@ -137,7 +138,7 @@ class SentenceCutter:
         if budget >= len(words(update.quote)) or not any(c in update.quote for c in ".!?"):
             return update  # not cut short, or a text without sentence punctuation
         from winellbot.meaning import english
-        from winellbot.pipeline.offline import safe_text
+        from winellbot.pipeline.pagetext import safe_text
 
         kept: list[str] = []
         for sentence in english()(update.quote, disable=["ner"]).sents:  # the parser ends sentences
