@@ -103,10 +103,10 @@ def test_tasks_in_two_processes_give_the_lines_of_one(tmp_path):
     second["wikitext"] += " Its lanes are wide."  # another article: no cache of the first task's serves it
     (tmp_path / "b.json").write_text(json.dumps(second), encoding="utf-8")
     tasks = load_tasks(tmp_path)
-    settings = Settings()
-    settings.pipeline.embedding_cache = str(tmp_path / "embeddings.sqlite")
     runs = {}
-    for jobs in (1, 2):
+    for jobs in (1, 2):  # the second after this process has run torch: its workers must not hang
+        settings = Settings()  # a cache of its own: the workers embed (OpenMP after a fork)
+        settings.pipeline.embedding_cache = str(tmp_path / f"embeddings-{jobs}.sqlite")
         gate_stats, embedded, skips = Counter(), Counter(), {}
         lines = run_tasks(tasks, None, pipeline_factory=pipeline_factory(settings), progress=False, jobs=jobs,
                           gate_stats=gate_stats, embeddings=embedded, skips=skips)
@@ -114,5 +114,5 @@ def test_tasks_in_two_processes_give_the_lines_of_one(tmp_path):
     assert {line["task"] for line in runs[1][0]} == {"wgb-1", "wgb-2"}
     assert runs[2][0] == runs[1][0]  # same lines, same order
     assert runs[2][1] == runs[1][1] and runs[2][1]["checked"] >= 2
-    assert runs[2][2] == runs[1][2] > 0  # the workers' embedder figures are summed
+    assert runs[2][2] == runs[1][2] > 0  # the workers' embedder figures are summed (computed + cached)
     assert runs[1][3] == runs[2][3] == {}

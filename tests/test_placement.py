@@ -132,3 +132,6 @@ def test_context_is_found_at_word_boundaries_only():
     assert context_of("an apple pie was served", document, 2) == "served. Then an apple pie was served to the"
     assert context_of("apple pie was served. Then an apple", document, 0) == "apple pie was served. Then an apple"
     assert context_of("ban apple pie", document, 3) == ""  # only inside a word: not this passage
+    # a passage of one or two words is found where it first stands (the index of three-word runs it
+    # replaced found such a passage only at the document's very end)
+    assert context_of("Then", document, 1) == "served. Then an"

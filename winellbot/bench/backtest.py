@@ -169,23 +169,30 @@ Results = Iterator[tuple[str, tuple[list[dict], Counter, str]]]
 
 def _sequential(tasks, pipeline_factory, gates, oracle, embeddings: Counter) -> Results:
     _build(pipeline_factory, gates)
-    spent = ""
-    for task in tasks:
-        result = _one(task, oracle, spent)
-        spent = result[2] if result[2].startswith("token budget spent") else spent
-        yield task.id, result
-    embeddings.update(_embedder_stats(_WORKER["pipeline"]))
+    try:
+        spent = ""
+        for task in tasks:
+            result = _one(task, oracle, spent)
+            spent = result[2] if result[2].startswith("token budget spent") else spent
+            yield task.id, result
+        embeddings.update(_embedder_stats(_WORKER["pipeline"]))
+    finally:
+        _WORKER.clear()  # the pipeline (its models, its open cache) is not kept, nor handed to a later fork
 
 
 def _parallel(tasks, pipeline_factory, gates, oracle, jobs, embeddings: Counter) -> Results:
     """The tasks in ``jobs`` forked workers (fork: the factory may be a closure); torch's threads
-    are shared out between them, so cold embedding does not run more threads than cores."""
+    are shared out between them, so cold embedding does not run more threads than cores. Where this
+    process has imported torch already, a worker runs torch on one thread: OpenMP's threads do not
+    survive a fork, and a forked child that starts parallel work after its parent did hangs."""
     import multiprocessing
     import os
+    import sys
     from concurrent.futures import ProcessPoolExecutor
 
-    threads = max(1, (os.cpu_count() or 1) // jobs)
+    threads = 1 if "torch" in sys.modules else max(1, (os.cpu_count() or 1) // jobs)
     totals: dict[int, Counter] = {}
+    jobs = min(jobs, len(tasks)) or 1
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker,
                              initargs=(pipeline_factory, gates, threads)) as pool:
         for task, (result, pid, stats) in zip(tasks, pool.map(_worker_task, tasks, [oracle] * len(tasks))):
@@ -196,9 +203,13 @@ def _parallel(tasks, pipeline_factory, gates, oracle, jobs, embeddings: Counter)
 
 
 def _start_worker(pipeline_factory, gates, threads: int) -> None:
+    import sys
+
     from winellbot import meaning
 
     meaning.share_threads(threads)
+    if "torch" in sys.modules:  # inherited, with a model the parent may have loaded: set it here
+        sys.modules["torch"].set_num_threads(threads)
     _build(pipeline_factory, gates)
 
 

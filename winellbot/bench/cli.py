@@ -159,6 +159,8 @@ def run(args: argparse.Namespace) -> int:
     settings = load_settings(config_path, overrides=extra)
     backend = settings.pipeline.backend
     uses_model = backend != "offline" or args.judge == "model"
+    if args.jobs < 1:
+        raise ConfigError(f"--jobs wants 1 or more processes, got {args.jobs}")
     if args.jobs > 1 and backend != "offline":
         raise ConfigError("--jobs runs the offline backend only (the model backends share one model server)")
     state = run_id = None

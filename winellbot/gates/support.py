@@ -36,7 +36,6 @@ from winellbot.gates.textnorm import (
 from winellbot.models import Article, GateFinding, Suggestion
 
 _CAPITALISED = re.compile(r"(?<![\w'\u2019-])[A-Z][\w\u2019'.-]*")
-_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|[\"\u201c(]\s*)$")
 # Capitalised words that open or decorate a sentence without naming anything.
 _NOT_NAMES = frozenset({"mr", "mrs", "ms", "dr", "st", "sir", "jr", "sr", "inc", "ltd", "co", "the",
                         "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"})
@@ -84,18 +83,18 @@ def _after_title(before: str) -> bool:
 
 
 def _opens_sentence(text: str, at: int) -> bool:
-    """Whether ``text[at]`` opens a sentence: the text's start, or after an end mark and a space, or
-    after an opening quotation mark or bracket. (A regular expression anchored at the end of
-    ``text[:at]`` read the whole prefix for every capitalised word: quadratic in a long article.)"""
-    if at == 0:
-        return True
+    """Whether ``text[at]`` opens a sentence: the text's start (after nothing but spaces), or after an
+    end mark and a space, or after an opening quotation mark or bracket, and not after an abbreviated
+    title ("Dr. Smith"). (A regular expression anchored at the end of ``text[:at]`` read the whole
+    prefix for every capitalised word: quadratic in a long article.)"""
     j = at
     while j > 0 and text[j - 1].isspace():
         j -= 1
     if j == 0:
-        return False
+        return True
     mark = text[j - 1]
-    return (mark in ".!?:;" and j < at) or mark in "\"\u201c("
+    opens = (mark in ".!?:;" and j < at) or mark in "\"\u201c("
+    return opens and not _after_title(text[max(0, j - 40): j])
 
 
 def proper_names(text: str) -> list[str]:
@@ -109,7 +108,7 @@ def proper_names(text: str) -> list[str]:
         if low in STOP_WORDS or low in _NOT_NAMES or first in MONTH_ALIASES or first in NUMBER_WORDS \
                 or len(word) < 2:
             continue
-        if _opens_sentence(text, m.start()) and not _after_title(text[max(0, m.start() - 40): m.start()]):
+        if _opens_sentence(text, m.start()):
             nxt = matches[i + 1] if i + 1 < len(matches) else None
             if nxt is None or text[m.end():nxt.start()].strip():
                 continue  # an ordinary word that opens the sentence

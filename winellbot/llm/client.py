@@ -219,7 +219,8 @@ def request_hash(backend: str, request: ChatRequest) -> str:
         "schema": request.json_schema, "max_tokens": request.max_tokens,
         "temperature": request.temperature,
     }
-    if request.copy_from or request.copy_choices:  # a held decoding answers differently (old keys unchanged)
+    # a held decoding answers differently (the keys of requests without one are as before)
+    if request.copy_from or request.copy_choices:
         payload["copy"] = [request.copy_from, list(request.copy_choices)]
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8")).hexdigest()
 

@@ -92,10 +92,11 @@ def copy_generate(model, tokenizer, prompt_ids: list[int], source: str, max_new:
 
 
 def choose_copy(model, tokenizer, prompt_ids: list[int], choices: tuple[str, ...]) -> tuple[list[int], str]:
-    """Ids of "After N: <one of ``choices``>": the prefix greedy as in :func:`copy_generate`, then the
-    choice whose tokens the model finds likeliest (mean log-probability per token, so a longer run is
-    not penalised for its length); the choices are runs of the source short-listed by
-    :mod:`winellbot.editor.spans`."""
+    """Ids of "After N: <one of ``choices``>": the likeliest "After N:" (its tokens' summed
+    log-probability), then the choice whose tokens the model finds likeliest after it (mean
+    log-probability per token, so a longer run is not penalised for its length); the choices are
+    runs of the source short-listed by :mod:`winellbot.editor.spans`. Nothing is generated freely,
+    so no token limit applies."""
     import copy
 
     import torch

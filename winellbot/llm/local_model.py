@@ -120,7 +120,7 @@ def copy_ranker(spec: str | Path):
 
     try:
         return SpanRanker.load(path)
-    except (ValueError, KeyError) as exc:
+    except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ConfigError(f"{path}: not a fitted run ranker: {exc}") from exc
 
 
