@@ -205,11 +205,10 @@ def build_local_editor(settings: Settings, state: State | None, run_id: int | No
     from winellbot.editor.predict import editor_model, local_client
     from winellbot.pipeline.local_edit import LocalEditor
 
-    from winellbot.llm.local_model import copies, copy_ranker
+    from winellbot.llm.local_model import copy_decoding
 
     chosen = editor_model(settings.llm.editor_model_dir or None)
-    return LocalEditor(local_client(chosen, state=state, run_id=run_id), copied=copies(chosen),
-                       ranker=copy_ranker(chosen))
+    return LocalEditor(local_client(chosen, state=state, run_id=run_id), **copy_decoding(chosen))
 
 
 def build_gates(settings: Settings, state: State | None, client=None):

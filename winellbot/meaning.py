@@ -155,8 +155,13 @@ _THREADS_CAP: list[int] = []
 
 def share_threads(most: int) -> None:
     """At most ``most`` torch threads for this process's models (a backtest worker beside others
-    on the same cores), whatever the configuration asks."""
+    on the same cores), whatever the configuration asks: at once where torch is imported already
+    (a forked worker inherits it, and a model its parent loaded), else when a model loads."""
+    import sys
+
     _THREADS_CAP[:] = [max(1, most)]
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(_THREADS_CAP[0])
 
 
 @functools.lru_cache(maxsize=2)

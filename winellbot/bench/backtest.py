@@ -190,9 +190,9 @@ def _parallel(tasks, pipeline_factory, gates, oracle, jobs, embeddings: Counter)
     import sys
     from concurrent.futures import ProcessPoolExecutor
 
+    jobs = min(jobs, len(tasks)) or 1
     threads = 1 if "torch" in sys.modules else max(1, (os.cpu_count() or 1) // jobs)
     totals: dict[int, Counter] = {}
-    jobs = min(jobs, len(tasks)) or 1
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker,
                              initargs=(pipeline_factory, gates, threads)) as pool:
         for task, (result, pid, stats) in zip(tasks, pool.map(_worker_task, tasks, [oracle] * len(tasks))):
@@ -203,13 +203,9 @@ def _parallel(tasks, pipeline_factory, gates, oracle, jobs, embeddings: Counter)
 
 
 def _start_worker(pipeline_factory, gates, threads: int) -> None:
-    import sys
-
     from winellbot import meaning
 
     meaning.share_threads(threads)
-    if "torch" in sys.modules:  # inherited, with a model the parent may have loaded: set it here
-        sys.modules["torch"].set_num_threads(threads)
     _build(pipeline_factory, gates)
 
 

@@ -45,9 +45,15 @@ class Scores:
     unsupported: float | None
 
 
+def fact_sets(original: set[str], target: set[str], source: set[str]) -> tuple[set[str], set[str]]:
+    """The key facts (the target's source words the paragraph lacked) and the commentary (the
+    source's other words the paragraph lacked) of the bench README's figures, as token sets."""
+    return (target & source) - original, source - target - original
+
+
 def score_edit(example: EditorExample, edited: str) -> Scores:
     o, t, s, e = (_tokens(x) for x in (example.original, example.target, example.source.text, edited))
-    k, c, new = (t & s) - o, s - t - o, e - o
+    (k, c), new = fact_sets(o, t, s), e - o
     return Scores(token_change(_clean(example.original), _clean(edited)),
                   len(k & e) / len(k) if k else None,
                   len(c & e) / len(c) if c else None,

@@ -198,7 +198,7 @@ def build_predictor(kind: str, model: str | None = None) -> Predictor:
         return AppendPassage()
     if kind == "zero-shot":
         return ParagraphPredictor(local_client(model or "smollm2"))
-    from winellbot.llm.local_model import copies, copy_ranker
+    from winellbot.llm.local_model import copy_decoding
 
     chosen = editor_model(model)
-    return ShortEditPredictor(local_client(chosen), copied=copies(chosen), ranker=copy_ranker(chosen))
+    return ShortEditPredictor(local_client(chosen), **copy_decoding(chosen))

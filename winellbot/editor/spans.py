@@ -103,10 +103,9 @@ class SpanRanker:
 def labelled_runs(example: EditorExample, source_words: list[str],
                   commentary_weight: float = COMMENTARY_WEIGHT) -> list[tuple[tuple[float, ...], float]]:
     """FITTING ONLY (reads ``target``): each run's features and its key facts minus weighted commentary."""
-    from winellbot.editor.evaluate import _tokens
+    from winellbot.editor.evaluate import _tokens, fact_sets
 
-    original, target, source = _tokens(example.original), _tokens(example.target), _tokens(" ".join(source_words))
-    key, commentary = (target & source) - original, source - target - original
+    key, commentary = fact_sets(_tokens(example.original), _tokens(example.target), _tokens(" ".join(source_words)))
     if not key:
         return []
     return [(r.features, len(key & r.tokens) / len(key)
