@@ -52,7 +52,7 @@ def main() -> int:
     for k in range(fit.FOLDS):
         weights = {}
         for kind, name in fit.KINDS.items():
-            train = [r for r in rows if r[1] == kind and fold[r[0]] != k]
+            train = fit.only([r for r in rows if r[1] == kind and fold[r[0]] != k], fit.FITTED_TERMS[name])
             w = fit.fit_softmax(train)
             w = w / w[0] if w[0] > 0 else w
             # Where the full fit kept the hand-set weights, so does each fold.
