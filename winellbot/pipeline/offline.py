@@ -467,15 +467,23 @@ def cite_news(c: Citation) -> str:
 
 
 def build_offline_pipeline(*, max_suggestions: int, max_iterations: int, max_empty: int,
-                           today: dt.date | None = None, embedder=None) -> Pipeline:
+                           today: dt.date | None = None, embedder=None, placement_embedder=None) -> Pipeline:
     """The offline pipeline; :func:`winellbot.factory.build_pipeline` builds it for the bot and
     the backtest alike from the settings' one table of defaults, with a
-    :class:`winellbot.meaning.Embedder` (``embedder=None``: words only, for tests of the lexical parts)."""
+    :class:`winellbot.meaning.Embedder` (``embedder=None``: words only, for tests of the lexical parts)
+    and the placement's own (the model its weights were fitted with; default ``embedder``)."""
     from winellbot.pipeline.offline_meaning import MeaningPlacer, Restatements, SentenceCutter
 
-    restatements = Restatements(embedder) if embedder is not None else None
-    loop = UpdateAggregationLoop(OfflineNavigator(), OfflineExtractor(), OfflineAggregator(restatements=restatements),
+    if embedder is None:
+        return Pipeline(inducer=OfflineCriteria(), loop=_loop(max_iterations, max_empty, None), editor=OfflineEditor(),
+                        max_suggestions=max_suggestions, today=today)
+    placement_embedder = placement_embedder or embedder
+    return Pipeline(inducer=OfflineCriteria(), loop=_loop(max_iterations, max_empty, Restatements(embedder)),
+                    editor=OfflineEditor(), max_suggestions=max_suggestions, today=today,
+                    refiners=(MeaningPlacer(placement_embedder), SentenceCutter()),
+                    embedders=tuple({id(e): e for e in (embedder, placement_embedder)}.values()))
+
+
+def _loop(max_iterations: int, max_empty: int, restatements) -> UpdateAggregationLoop:
+    return UpdateAggregationLoop(OfflineNavigator(), OfflineExtractor(), OfflineAggregator(restatements=restatements),
                                  max_iterations=max_iterations, max_empty=max_empty)
-    return Pipeline(inducer=OfflineCriteria(), loop=loop, editor=OfflineEditor(),
-                    max_suggestions=max_suggestions, today=today,
-                    refiners=(MeaningPlacer(embedder), SentenceCutter()) if embedder is not None else ())

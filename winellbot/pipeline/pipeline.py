@@ -38,6 +38,8 @@ class Pipeline:
     # (the offline backend places them again by meaning and cuts them at sentence ends there:
     # work worth doing for the few it keeps, not for every passage it reads).
     refiners: tuple = ()
+    # The sentence embedders the stages use (each once), for the figures of what they computed.
+    embedders: tuple = ()
 
     def propose(self, article: Article, search: SearchBackend, fetcher: Fetcher | None = None, *,
                 since: str | None = None) -> PipelineResult:
