@@ -471,7 +471,8 @@ def build_offline_pipeline(*, max_suggestions: int, max_iterations: int, max_emp
     """The offline pipeline; :func:`winellbot.factory.build_pipeline` builds it for the bot and
     the backtest alike from the settings' one table of defaults, with a
     :class:`winellbot.meaning.Embedder` (``embedder=None``: words only, for tests of the lexical parts)
-    and the placement's own (the model its weights were fitted with; default ``embedder``)."""
+    and the placement's own (default ``embedder``): it must embed with the model the placement
+    weights were fitted with, or building the placer raises :class:`winellbot.errors.ConfigError`."""
     from winellbot.pipeline.offline_meaning import MeaningPlacer, Restatements, SentenceCutter
 
     if embedder is None:
