@@ -7,7 +7,7 @@ from winellbot.models import Document, Update
 from winellbot.pipeline.offline import OfflineAggregator
 from winellbot.pipeline.offline_meaning import Restatements
 from winellbot.errors import ConfigError
-from winellbot.pipeline.placement import HAND_SET, SectionPlacer, fitted_model, fitted_weights, placers
+from winellbot.pipeline.placement import HAND_SET, TERMS, SectionPlacer, fitted_model, fitted_weights, placers
 
 pytestmark = pytest.mark.slow  # loads all-MiniLM-L6-v2 (and spaCy) once per session
 
@@ -42,6 +42,19 @@ def test_meaning_places_a_sentence_whose_words_point_elsewhere(placement_embedde
     placed = SectionPlacer(article, weights=fitted_weights()["alone"], embedder=embedder).place(sentence)
     assert placed.section_path == ("Reception",)
     assert "sentence meaning" in placed.reason
+
+
+def test_the_nearest_term_is_the_closest_of_a_sections_sentences(placement_embedder):
+    article = parse_simple_article("Silent Harbour", FILM)
+    placer = SectionPlacer(article, weights={t: 1.0 for t in TERMS}, embedder=placement_embedder)
+    sentence = "The soundtrack was recorded by an orchestra in Milan."
+    terms = dict(placer.evidence(sentence))[("Production",)]
+    production = placement_embedder.embed([
+        "Filming took place in Rome and Naples in 2020.",
+        "The director cast unknown actors in the leading roles, and the score was recorded in Milan."])
+    closest = placement_embedder.embed([sentence])[0] @ production.T
+    assert terms["nearest"] == pytest.approx(float(closest.max()), abs=1e-4)
+    assert terms["nearest"] > terms["meaning"]  # one sentence is about the score; the section's mean is not
 
 
 def test_the_placement_weights_are_used_only_with_the_model_they_were_fitted_with(embedder):

@@ -59,9 +59,13 @@ alone or added to it. The weights of the terms are fitted (a softmax over the se
 by ``winellbot fit placement``) and kept in ``winellbot/data/placement.json`` with the name of
 the model they were fitted with: all-mpnet-base-v2 since it proved better (centroid alone 62.4%;
 with the other terms 64.5% out of fold against MiniLM's 60.2%; oracle back-test S_acc 59.7% ->
-63.0%, C_hard 55.7% -> 58.7%). Centring the sentence vectors on the article's mean placed worse
-(54.7% alone). The centroids are embedded on the first placement that weighs meaning, so a
-back-test whose passages all have words around them never loads the larger model.
+63.0%, C_hard 55.7% -> 58.7%). With mpnet the section's nearest sentence (its best cosine, the
+"nearest" term) adds a little beside the centroid: 64.5% -> 65.4% out of fold (66.7% in sample;
+oracle S_acc 65.2%, C_hard 60.9%, out of fold 63.9% / 59.6%); with MiniLM it had added nothing.
+Centring the sentence vectors on the article's mean placed worse (54.7% alone), and so did the
+heading path's embedding and top-level subtree centroids beside the centroid (62.7%, 63.3%).
+The sentences are embedded on the first placement that weighs meaning, so a back-test whose
+passages all have words around them never loads the larger model.
 """
 from __future__ import annotations
 
@@ -81,10 +85,12 @@ from winellbot.text import content_tokens, split_sentences, words
 
 # The placer's terms: shared words (idf cosine), words of the section's heading, the section's
 # sentences restated around the passage in its source, word vectors, sentence embeddings.
-TERMS = ("cosine", "heading", "around", "vectors", "meaning")
+TERMS = ("cosine", "heading", "around", "vectors", "meaning", "nearest")
+# The terms that embed the text placed (a passage in its source is placed without them).
+EMBEDDED = ("meaning", "nearest")
 LEXICAL = ("cosine", "heading", "around")
 # Chosen by hand on the dev back-test in earlier work (see above): words, heading, around, GloVe.
-HAND_SET = {"cosine": 1.0, "heading": 0.05, "around": 0.3, "vectors": 4.0, "meaning": 0.0}
+HAND_SET = {"cosine": 1.0, "heading": 0.05, "around": 0.3, "vectors": 4.0, "meaning": 0.0, "nearest": 0.0}
 
 
 @dataclass(frozen=True)
@@ -116,9 +122,10 @@ class SectionPlacer:
         self.window = window
         self.vectors = vectors if vectors is not None else default_vectors()
         self.embedder = embedder  # a winellbot.meaning.Embedder, or None: words (and word vectors) only
-        off = {t for t, model in (("vectors", self.vectors), ("meaning", embedder)) if model is None}
-        self.alone = {t: 0.0 if t in off else float(weights[t]) for t in TERMS}
-        self.in_source = {t: 0.0 if t in off else float((in_source or weights)[t]) for t in TERMS}
+        off = {t for t, model in (("vectors", self.vectors), ("meaning", embedder), ("nearest", embedder))
+               if model is None}
+        self.alone = {t: 0.0 if t in off else float(weights.get(t, 0.0)) for t in TERMS}
+        self.in_source = {t: 0.0 if t in off else float((in_source or weights).get(t, 0.0)) for t in TERMS}
         self._uses = {t for t in TERMS if self.alone[t] or self.in_source[t]}
         sections = []
         texts: list[list[str]] = []
@@ -171,6 +178,8 @@ class SectionPlacer:
         reason = f"words best match section {' > '.join(best)} (cosine {t['cosine']:.2f}"
         if t["meaning"] and weights["meaning"]:
             reason += f", sentence meaning {t['meaning']:.2f}"
+        if t["nearest"] and weights["nearest"]:
+            reason += f", nearest of its sentences {t['nearest']:.2f}"
         if t["vectors"] and weights["vectors"]:
             reason += f", meaning {t['vectors']:.2f}"
         if t["heading"] and weights["heading"]:
@@ -192,7 +201,10 @@ class SectionPlacer:
         if near is None and document_text and "around" in terms:
             near = self._window_tokens(text, document_text)
         meaning = self.vectors.embed(bag) if "vectors" in terms else None
-        closeness = self._centroids() @ self.embedder.embed([text])[0] if "meaning" in terms else None
+        vector = self.embedder.embed([text])[0] if terms & set(EMBEDDED) else None
+        closeness = self._centroids()[0] @ vector if "meaning" in terms else None
+        nearest = [float((v @ vector).max()) if len(v) else 0.0 for v in self._centroids()[1]] \
+            if "nearest" in terms else None
         out = []
         own_norm = _norm(bag, self._idf)
         for i, (sec, sec_meaning) in enumerate(zip(self._sections, self._meanings)):
@@ -204,11 +216,13 @@ class SectionPlacer:
                 "around": self._restated(i, near) if near else 0.0,
                 "vectors": self.vectors.cosine(meaning, sec_meaning) if meaning is not None else 0.0,
                 "meaning": float(closeness[i]) if closeness is not None else 0.0,
+                "nearest": nearest[i] if nearest is not None else 0.0,
             }))
         return out
 
     def _centroids(self):
-        """Per section, the unit mean of its sentences' embeddings (one batch for the article, once)."""
+        """Per section, the unit mean of its sentences' embeddings, and those embeddings (one batch
+        for the article, once)."""
         if self._centroid_cache is None:
             self._centroid_cache = self._section_centroids(self._texts)
         return self._centroid_cache
@@ -219,13 +233,14 @@ class SectionPlacer:
         flat = [t for sentences in texts for t in sentences]
         vectors = self.embedder.embed(flat)
         centroids = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
-        at = 0
+        per_section, at = [], 0
         for i, sentences in enumerate(texts):
+            per_section.append(vectors[at: at + len(sentences)])
             if sentences:
-                mean = vectors[at: at + len(sentences)].mean(axis=0)
+                mean = per_section[-1].mean(axis=0)
                 centroids[i] = mean / (np.linalg.norm(mean) or 1.0)
             at += len(sentences)
-        return centroids
+        return centroids, per_section
 
     def _restated(self, i: int, near: frozenset[str]) -> float:
         """The largest idf-weighted share of one of section ``i``'s sentences found in ``near``."""
