@@ -34,7 +34,6 @@ MPNET = "all-mpnet-base-v2"
 # of the dev backtest its section centroids place 62.4% against MiniLM's 59.6%, and with the
 # word terms 64.5% against 60.2% out of fold (winellbot/pipeline/placement.py).
 MODELS = {MINILM: (bundled.minilm_dir, 384), MPNET: (bundled.mpnet_dir, 768)}
-DIMENSIONS = MODELS[MINILM][1]
 
 
 def text_key(text: str) -> str:

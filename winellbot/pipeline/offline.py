@@ -475,16 +475,11 @@ def build_offline_pipeline(*, max_suggestions: int, max_iterations: int, max_emp
     weights were fitted with, or building the placer raises :class:`winellbot.errors.ConfigError`."""
     from winellbot.pipeline.offline_meaning import MeaningPlacer, Restatements, SentenceCutter
 
-    if embedder is None:
-        return Pipeline(inducer=OfflineCriteria(), loop=_loop(max_iterations, max_empty, None), editor=OfflineEditor(),
-                        max_suggestions=max_suggestions, today=today)
+    restatements = Restatements(embedder) if embedder is not None else None
     placement_embedder = placement_embedder or embedder
-    return Pipeline(inducer=OfflineCriteria(), loop=_loop(max_iterations, max_empty, Restatements(embedder)),
-                    editor=OfflineEditor(), max_suggestions=max_suggestions, today=today,
-                    refiners=(MeaningPlacer(placement_embedder), SentenceCutter()),
-                    embedders=tuple({id(e): e for e in (embedder, placement_embedder)}.values()))
-
-
-def _loop(max_iterations: int, max_empty: int, restatements) -> UpdateAggregationLoop:
-    return UpdateAggregationLoop(OfflineNavigator(), OfflineExtractor(), OfflineAggregator(restatements=restatements),
+    loop = UpdateAggregationLoop(OfflineNavigator(), OfflineExtractor(), OfflineAggregator(restatements=restatements),
                                  max_iterations=max_iterations, max_empty=max_empty)
+    return Pipeline(inducer=OfflineCriteria(), loop=loop, editor=OfflineEditor(),
+                    max_suggestions=max_suggestions, today=today,
+                    refiners=(MeaningPlacer(placement_embedder), SentenceCutter()) if embedder is not None else (),
+                    embedders=tuple({id(e): e for e in (embedder, placement_embedder) if e is not None}.values()))

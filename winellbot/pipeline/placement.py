@@ -146,7 +146,7 @@ class SectionPlacer:
         self._sections = tuple(sections)
         self._meanings = [self.vectors.embed(sec.bag) if "vectors" in self._uses else None for sec in sections]
         self._texts = texts  # embedded on the first placement that weighs meaning (few do outside the oracle)
-        self._centroid_cache = None
+        self._embedded = None
         df = Counter(tok for s in sections for tok in s.bag)
         n = max(len(sections), 1)
         self._idf = {tok: math.log((n + 1) / (c + 0.5)) + 1.0 for tok, c in df.items()}
@@ -202,8 +202,9 @@ class SectionPlacer:
             near = self._window_tokens(text, document_text)
         meaning = self.vectors.embed(bag) if "vectors" in terms else None
         vector = self.embedder.embed([text])[0] if terms & set(EMBEDDED) else None
-        closeness = self._centroids()[0] @ vector if "meaning" in terms else None
-        nearest = [float((v @ vector).max()) if len(v) else 0.0 for v in self._centroids()[1]] \
+        centroids, per_section = self._section_embeddings() if vector is not None else (None, None)
+        closeness = centroids @ vector if "meaning" in terms else None
+        nearest = [float((v @ vector).max()) if len(v) else 0.0 for v in per_section] \
             if "nearest" in terms else None
         out = []
         own_norm = _norm(bag, self._idf)
@@ -220,14 +221,14 @@ class SectionPlacer:
             }))
         return out
 
-    def _centroids(self):
+    def _section_embeddings(self):
         """Per section, the unit mean of its sentences' embeddings, and those embeddings (one batch
         for the article, once)."""
-        if self._centroid_cache is None:
-            self._centroid_cache = self._section_centroids(self._texts)
-        return self._centroid_cache
+        if self._embedded is None:
+            self._embedded = self._embed_sections(self._texts)
+        return self._embedded
 
-    def _section_centroids(self, texts: list[list[str]]):
+    def _embed_sections(self, texts: list[list[str]]):
         import numpy as np
 
         flat = [t for sentences in texts for t in sentences]
@@ -292,10 +293,11 @@ def placers(embedder=None):
     (which hold only for the model they were fitted with: another is a :class:`ConfigError`)."""
     if embedder is None:
         return placer_for
-    if embedder.model_name != fitted_model():
-        raise ConfigError(f"the placement weights were fitted with {fitted_model()}, not {embedder.model_name}; "
+    record = _fitted()
+    if embedder.model_name != record["model"]:
+        raise ConfigError(f"the placement weights were fitted with {record['model']}, not {embedder.model_name}; "
                           "refit them with 'winellbot fit placement TASKS_DIR --write'")
-    fitted = fitted_weights()
+    fitted = record["weights"]
     return per_article(lambda article: SectionPlacer(article, weights=fitted["alone"],
                                                      in_source=fitted["in_source"], embedder=embedder))
 
