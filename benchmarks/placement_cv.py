@@ -49,7 +49,8 @@ def main() -> int:
                          gates=factory.build_gates(settings, None))
 
     in_sample = score(tasks, backtest(tasks))
-    lines, fitted = [], placement.fitted_weights()
+    lines, record = [], placement._fitted()
+    fitted = record["weights"]
     for k in range(fit.FOLDS):
         weights = {}
         for kind, name in fit.KINDS.items():
@@ -59,7 +60,8 @@ def main() -> int:
             # Where the full fit kept the hand-set weights, so does each fold.
             weights[name] = dict(zip(placement.TERMS, map(float, w))) if fitted[name] != placement.HAND_SET \
                 else dict(placement.HAND_SET)
-        with mock.patch.object(placement, "fitted_weights", return_value=weights):
+        # placers() reads the whole record (model and weights): the fold's weights replace the weights.
+        with mock.patch.object(placement, "_fitted", return_value={**record, "weights": weights}):
             lines += backtest([t for t in tasks if fold[t.id] == k])
         print(f"fold {k}: alone weights {json.dumps({t: round(v, 2) for t, v in weights['alone'].items()})}")
     out_of_fold = score(tasks, lines)
