@@ -190,6 +190,52 @@ def test_a_passage_referring_to_the_subject_through_the_articles_names_passes(pa
     assert blocks(SubjectGate(), suggestion(passage, text=passage, title=title, article=SEASON), SEASON) == []
 
 
+# A topic's article (its title in sentence case has a lower-case word): told through the names it uses.
+FERRIES = parse_article("Ferry services on the Quill estuary", "'''Ferry services on the Quill estuary''' link "
+                        "the villages upriver with the coast.\n\n== History ==\nQuillmouth's first ferry ran in "
+                        "1902. Quillmouth bought the crossings in 1950.\n")
+
+
+def test_a_page_about_a_name_a_topics_article_uses_is_about_the_topic():
+    passage = "The new ferry terminal on the quay of Quillmouth opened on 17 April."
+    headline = "Quillmouth's new ferry terminal"
+    assert blocks(SubjectGate(), suggestion(passage, text=passage, title=headline, article=FERRIES), FERRIES) == []
+    # the same page, for the named fair held in that town: the town is the fair's relation
+    assert blocks(SubjectGate(), suggestion(passage, text=passage, title=headline, article=FAIR), FAIR)
+    # a headline about a name the topic's article never uses is still another subject
+    other = "The new ferry terminal on the quay of Brackwater opened on 17 April."
+    assert blocks(SubjectGate(), suggestion(other, text=other, title="Brackwater's new ferry terminal",
+                                            article=FERRIES), FERRIES)
+
+
+@pytest.mark.parametrize("title, descriptive", [
+    ("Pendency of court cases in India", True), ("July 2023 Northeastern United States floods", True),
+    ("Mother of Mercy: The Call of the Horse", False), ("Murder of Joanne Witt", False),
+    ("Ashgrove Athletic F.C.", False), ("Mercury (planet)", False),
+])
+def test_a_title_in_sentence_case_with_a_lower_case_word_describes_a_topic(title, descriptive):
+    from winellbot.gates.subject import descriptive as is_descriptive
+
+    assert is_descriptive(title) is descriptive
+
+
+def test_the_abbreviation_the_lead_gives_in_brackets_names_the_subject():
+    cup = parse_article("Westmark County Knockout Cup (2031)", "The Westmark County Knockout Cup (2031) was the "
+                        "40th Westmark County Knockout Cup (WCKC31) played in the shire.\n\n== Final ==\nThe "
+                        "Kestrels won.\n")
+    assert ("wckc31",) in subject_names(cup)
+    passage = "Tickets for the final went on sale on 2 March."
+    assert blocks(SubjectGate(), suggestion(passage, text=passage, title="WCKC31 final tickets", article=cup), cup) == []
+
+
+@pytest.mark.parametrize("word", ["Supreme", "Judge", "Amendment", "Convention", "Title"])
+def test_generic_parts_of_names_and_offices_name_nothing_on_their_own(word):
+    from winellbot.gates.subject import headline_subjects
+
+    text = f"The {word} Halden said so. The {word} Halden said it again."
+    assert headline_subjects(f"{word} Halden speaks", text, ()) == ["halden"]
+
+
 @pytest.mark.parametrize("passage, text, title, article, why", [
     # a page of a paragraph that never names the subject
     (BAKERY, LONG_BAKERY, "Bread contest results", CLUB, "never names the subject"),
