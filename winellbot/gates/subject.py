@@ -14,14 +14,19 @@ Blocked, each with its reason:
 * a page of a paragraph or more that never names the subject (a bakery contest in Dunmere for a
   football club; another town's news for a town whose article reads the same);
 * a passage about a name the article never uses, named twice or more in its context.
+A topic's article (a title in sentence case with a lower-case word, "Pendency of court cases in
+India") is told through the names it uses, so a page headlined about one of them ("Supreme Court")
+is about the topic; for a named subject such a name stays a relation, as above.
 A short source that names neither the subject nor anything else twice (a single sentence, a
 caption) is let through: nothing there says it is about something else, and the other gates
 still check what it claims.
 
 The subject's names come from the article: its title without a disambiguation ("Mercury
 (planet)" -> "Mercury") or a trailing topic ("Norwich City F.C. in international football" ->
-"Norwich"), the names bolded in its lead, and each distinctive word of those (a capitalised word
-that is not a generic part of names such as "City", "Club" or "Festival"). The article's own
+"Norwich"), the names bolded in its lead, the abbreviation in brackets after one of them, and the
+first and last distinctive word of those (a capitalised word that is not a generic part of
+names such as "City", "Club" or "Festival", nor an office such as "Judge"; a topic's title
+capitalises its first word for the sentence case only, so that one does not count). The article's own
 names are the distinctive words its text writes as names at least twice and in capitals at least
 three times in four. Matching is on folded words, so sources that lost their case and punctuation
 match too.
@@ -63,6 +68,7 @@ _DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")
 _TOPIC = re.compile(r"\s+(?:in|at|of|and|during|since|from|on|by)\s+\S.*$")
 _YEAR = re.compile(r"^\d{4}(?:[–-]\d{2,4})?\s+|\s+\d{4}(?:[–-]\d{2,4})?$")
 _BOLD = re.compile(r"'''+([^'\n]{2,80}?)'''+")
+_BRACKETED = r"'*\s*\('*([A-Z][A-Za-z0-9&-]{1,11})'*\)"  # after a name: its abbreviation, "(DDT4)"
 
 
 def subject_names(article: Article) -> tuple[tuple[str, ...], ...]:
@@ -81,7 +87,7 @@ def _names(title: str, lead: str) -> tuple[tuple[str, ...], ...]:
     forms = {title, base, _TOPIC.sub("", base)} | {m.group(1).strip() for m in _BOLD.finditer(lead)}
     forms |= {_YEAR.sub("", f).strip() for f in forms}  # "2023 PGA Championship" -> "PGA Championship"
     # The abbreviation the lead gives in brackets after one of them: "... Title Tournament (DDT4)".
-    forms |= {m.group(1) for f in forms if f for m in re.finditer(re.escape(f) + r"'*\s*\('*([A-Z][A-Za-z0-9&-]{1,11})'*\)", lead)}
+    forms |= {m.group(1) for f in forms if f for m in re.finditer(re.escape(f) + _BRACKETED, lead)}
     names: set[tuple[str, ...]] = set()
     for form in forms:
         tokens = tuple(words(form))
