@@ -21,9 +21,11 @@ from collections import Counter
 # "May" and "march" are also a verb, so only unambiguous names.
 _ALWAYS_CASED = {w.lower(): w for w in """January February April June July August September October
 November December Monday Tuesday Wednesday Thursday Friday Saturday Sunday I""".split()}
+# Not "we're": without its apostrophe it is "were", far the commoner word (restored, "they we're defeated"
+# read as the bot's first person and the style gate stopped it).
 _CONTRACTIONS = {
     w.replace("'", ""): w for w in """don't doesn't didn't isn't wasn't weren't aren't can't couldn't wouldn't
-    shouldn't hasn't haven't hadn't they're you're we're I've I'm we've they've you've that's there's what's
+    shouldn't hasn't haven't hadn't they're you're I've I'm we've they've you've that's there's what's
     here's who's""".split()
 }
 _MID_SENTENCE_WORD = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Za-z][\w'-]*)")
