@@ -80,6 +80,10 @@ def unquoted(text: str) -> tuple[str, int]:
 
 
 RUN_LIMIT = 12  # words in a row from the source: over this, text is copied, never article prose
+# A quotation for the reviewer (flagged "paraphrase it") may be as long as a suggestion may be (100
+# added words); the talk page shows the same passage as the source's supporting quote anyway. The
+# offline pipeline widens its passages to this many words (winellbot.pipeline.widen).
+MAX_QUOTE_WORDS = 100
 
 
 def verbatim_run(suggestion: Suggestion, n: int = 5) -> int:
@@ -103,10 +107,8 @@ class CopyingGate(Gate):
     name = "copying"
 
     def __init__(self, *, run_limit: int = RUN_LIMIT, containment_limit: float = 0.6, flag_run: int = 8,
-                 flag_containment: float = 0.35, ngram: int = 5, max_quote_words: int = 100) -> None:
-        # max_quote_words: a quotation for the reviewer (flagged "paraphrase it") may be as long as
-        # a suggestion may be (100 added words); the talk page shows the same passage as the
-        # source's supporting quote anyway. Longer copied text is blocked.
+                 flag_containment: float = 0.35, ngram: int = 5, max_quote_words: int = MAX_QUOTE_WORDS) -> None:
+        # Copied text longer than max_quote_words is blocked.
         self.run_limit = run_limit
         self.containment_limit = containment_limit
         self.flag_run = flag_run

@@ -235,7 +235,7 @@ class OfflineExtractor(Extractor):
         text = unglue(document.text, prof.casing)
         doc_words = words(text)
         tokens = _word_tokens(doc_words)
-        sums = _piece_sums(doc_words)
+        sums = piece_sums(doc_words)
         cased = is_cased(text)
         note = "" if cased else f"; {LIST_NOTE if has_capitals(text) else RESTORED_NOTE}"
         units = _sentence_units(text, self.window, sums, tokens) if cased else \
@@ -251,7 +251,7 @@ class OfflineExtractor(Extractor):
             # A passage in the first or second person is never chosen, so it is looked for only
             # here, in the order of choice: a lost-case window's text is restored to read it,
             # which for every window of every page was a tenth of the warm back-test.
-            if not short and _speaks(unit.text):
+            if not short and speaks(unit.text):
                 continue
             chosen.append(item)
             if len(chosen) >= self.per_document:
@@ -297,7 +297,7 @@ _PIECE = re.compile(r"\w+")
 _PERSON = frozenset("i me my mine we us our ours you your yours".split())
 
 
-def _piece_sums(doc_words: list[str]) -> list[int]:
+def piece_sums(doc_words: list[str]) -> list[int]:
     """Prefix sums of word pieces (``COVID-19`` counts two, as strictly as the copying gate counts)."""
     sums = [0]
     for w in doc_words:
@@ -327,7 +327,7 @@ def _is_stop(word: str) -> bool:
 _QUOTED = re.compile(r"\u201c[^\u201d]*\u201d|\"[^\"]*\"")
 
 
-def _speaks(text: str) -> bool:
+def speaks(text: str) -> bool:
     """A first or second person word outside quotation marks."""
     text = _QUOTED.sub(" ", text)
     return any(w.lower() in _PERSON and w != "US" for w in _PIECE.findall(text))
@@ -474,6 +474,7 @@ def build_offline_pipeline(*, max_suggestions: int, max_iterations: int, max_emp
     and the placement's own (default ``embedder``): it must embed with the model the placement
     weights were fitted with, or building the placer raises :class:`winellbot.errors.ConfigError`."""
     from winellbot.pipeline.offline_meaning import MeaningPlacer, Restatements, SentenceCutter
+    from winellbot.pipeline.widen import Widener
 
     restatements = Restatements(embedder) if embedder is not None else None
     placement_embedder = placement_embedder or embedder
@@ -481,5 +482,5 @@ def build_offline_pipeline(*, max_suggestions: int, max_iterations: int, max_emp
                                  max_iterations=max_iterations, max_empty=max_empty)
     return Pipeline(inducer=OfflineCriteria(), loop=loop, editor=OfflineEditor(),
                     max_suggestions=max_suggestions, today=today,
-                    refiners=(MeaningPlacer(placement_embedder), SentenceCutter()) if embedder is not None else (),
+                    refiners=(MeaningPlacer(placement_embedder), Widener(), SentenceCutter()) if embedder is not None else (),
                     embedders=tuple({id(e): e for e in (embedder, placement_embedder) if e is not None}.values()))
