@@ -2,6 +2,7 @@
 from winellbot.article import parse_article
 from winellbot.gates.textnorm import words as gate_words
 from winellbot.models import Document, Update
+from winellbot.pipeline.pagetext import safe_text
 from winellbot.pipeline.restore import recase
 from winellbot.pipeline.widen import Widener
 from winellbot.text import words
@@ -85,3 +86,10 @@ def test_two_passages_of_one_page_are_not_widened_into_each_other():
     assert second not in a.text and first not in b.text
     alone = Widener(budget=60).widen(ARTICLE, _update(doc, second))
     assert between in alone.text  # on its own it would have shown it
+
+
+def test_a_passage_whose_cleaned_text_has_more_words_than_its_source_still_widens():
+    passage = "The Harbour Bridge carried 12,000 vehicles|lorries in its first week."  # safe_text splits at "|"
+    doc = Document("n1", "https://news.example/a", "Bridge", f"{FILLER} {passage}\nLatest news\n{FILLER} {FILLER}\n")
+    widened = Widener().widen(ARTICLE, _update(doc, passage, safe_text(passage)))
+    assert widened.text == safe_text(f"{FILLER} {passage}")
