@@ -351,10 +351,10 @@ def _span_tokens(tokens: list[tuple[str, ...]], start: int, end: int) -> frozens
     return frozenset(t for word in tokens[start:end] for t in word)
 
 
-def _sentence_units(text: str, max_words: int, sums: list[int], tokens: list[tuple[str, ...]]) -> list[_Unit]:
-    """Each sentence of a cased page's prose lines, alone and joined with the sentences after
-    it on its line while they fit in ``max_words``."""
-    spans: list[tuple[int, int, str]] = []
+def sentence_spans(text: str) -> list[tuple[int, int, str | None]]:
+    """Each sentence of a cased page's prose lines (8 words or more) with its span of words; a
+    shorter line (a heading, a menu item) is one span without text (None)."""
+    spans: list[tuple[int, int, str | None]] = []
     offset = 0
     for line in text.split("\n"):
         line_words = len(line.split())
@@ -364,7 +364,16 @@ def _sentence_units(text: str, max_words: int, sums: list[int], tokens: list[tup
                 n = len(sentence.split())
                 spans.append((pos, pos + n, sentence))
                 pos += n
+        elif line_words:
+            spans.append((offset, offset + line_words, None))
         offset += line_words
+    return spans
+
+
+def _sentence_units(text: str, max_words: int, sums: list[int], tokens: list[tuple[str, ...]]) -> list[_Unit]:
+    """Each sentence of a cased page's prose lines, alone and joined with the sentences after
+    it on its line while they fit in ``max_words``."""
+    spans = [span for span in sentence_spans(text) if span[2] is not None]
     units: list[_Unit] = []
     for i, (start, _, sentence) in enumerate(spans):
         first = sentence.lstrip("\"'\u201c\u2018(")[:1]

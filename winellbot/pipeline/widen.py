@@ -24,10 +24,10 @@ from winellbot.gates.copying import MAX_QUOTE_WORDS
 from winellbot.gates.style import sentences as style_sentences
 from winellbot.gates.textnorm import words as gate_words
 from winellbot.models import Article, Update
-from winellbot.pipeline.offline import BOILERPLATE, piece_sums, profile, speaks
+from winellbot.pipeline.offline import BOILERPLATE, piece_sums, profile, sentence_spans, speaks
 from winellbot.pipeline.pagetext import is_cased, safe_text, unglue
 from winellbot.pipeline.restore import recase, restore_word
-from winellbot.text import content_tokens, split_sentences, words
+from winellbot.text import content_tokens, words
 
 
 class Widener:
@@ -130,28 +130,10 @@ class _Source:
             return None
         core = (start, start + len(update.quote.split()))  # the run of sentences or the window it was cut from
         if is_cased(text):
-            return cls(update.document.url, core, _sentence_blocks(text), piece_sums(doc_words), _addable, safe_text)
+            return cls(update.document.url, core, sentence_spans(text), piece_sums(doc_words), _addable, safe_text)
         return cls(update.document.url, core, [(i, i + 1, w) for i, w in enumerate(doc_words)], piece_sums(doc_words),
                    lambda block: _addable((*block[:2], restore_word(block[2], casing))),
                    lambda t: safe_text(recase(t.split(), casing)))
-
-
-def _sentence_blocks(text: str) -> list[tuple[int, int, str | None]]:
-    """A cased page's sentences with their word spans; a line too short to be prose (a heading, a
-    menu item) is a block of its own that nothing grows into (text None)."""
-    blocks: list[tuple[int, int, str | None]] = []
-    offset = 0
-    for line in text.split("\n"):
-        n = len(line.split())
-        if n >= 8:
-            pos = offset
-            for sentence in split_sentences(line):
-                blocks.append((pos, pos + len(sentence.split()), sentence))
-                pos += len(sentence.split())
-        elif n:
-            blocks.append((offset, offset + n, None))
-        offset += n
-    return blocks
 
 
 def _grow(blocks: list[tuple[int, int, str | None]], start: int, end: int, sums: list[int],
