@@ -11,7 +11,7 @@ ARTICLE = parse_article("Harbour Bridge", (
     "The Harbour Bridge is a road bridge in Port Town.\n\n"
     "== History ==\nConstruction of the Harbour Bridge began in 2020 under mayor Alice Brown."))
 
-FILLER = "The council met on Monday to discuss the budget for the coming year in the town hall."  # 18 words
+FILLER = "The council met on Monday to discuss the budget for roads and schools in the town hall."  # 18 words
 
 
 def _update(doc: Document, quote: str, text: str | None = None) -> Update:
@@ -93,3 +93,12 @@ def test_a_passage_whose_cleaned_text_has_more_words_than_its_source_still_widen
     doc = Document("n1", "https://news.example/a", "Bridge", f"{FILLER} {passage}\nLatest news\n{FILLER} {FILLER}\n")
     widened = Widener().widen(ARTICLE, _update(doc, passage, safe_text(passage)))
     assert widened.text == safe_text(f"{FILLER} {passage}")
+
+
+def test_a_side_that_brings_a_word_the_style_gate_flags_is_left_out_too():
+    passage = "The Harbour Bridge carried 12,000 vehicles in its first week."
+    doc = Document("n1", "https://news.example/a", "Bridge", (
+        f"Tolls paid for the bridge will end in 2031, the office said. {passage} "
+        "Today the bridge is the town's busiest road and its best known sight.\n"))
+    widened = Widener().widen(ARTICLE, _update(doc, passage))
+    assert widened.text == f"Tolls paid for the bridge will end in 2031, the office said. {passage}"
