@@ -1,4 +1,6 @@
 """The widener gives a kept passage the rest of its suggestion's word budget from its source."""
+import pytest
+
 from winellbot.article import parse_article
 from winellbot.gates.textnorm import words as gate_words
 from winellbot.models import Document, Update
@@ -42,13 +44,15 @@ def test_growth_stops_at_a_heading_a_first_person_sentence_and_page_furniture():
     assert Widener().widen(ARTICLE, _update(cookies, passage)).text == passage
 
 
-def test_a_side_that_brings_words_the_style_gate_stops_is_left_out():
+@pytest.mark.parametrize("after", [
+    "Don't miss the breathtaking, world-class views from the stunning bridge deck this summer.",  # stopped
+    "Today the bridge is the town's busiest road and its best known sight.",                       # flagged
+])
+def test_a_side_that_brings_words_the_style_gate_stops_or_flags_is_left_out(after):
     passage = "The Harbour Bridge carried 12,000 vehicles in its first week."
-    doc = Document("n1", "https://news.example/a", "Bridge", (
-        f"Tolls paid for the bridge will end in 2031, the office said. {passage} "
-        "Don't miss the breathtaking, world-class views from the stunning bridge deck this summer.\n"))
-    widened = Widener().widen(ARTICLE, _update(doc, passage))
-    assert widened.text.startswith("Tolls paid") and "miss" not in widened.text
+    before = "Tolls paid for the bridge will end in 2031, the office said."
+    doc = Document("n1", "https://news.example/a", "Bridge", f"{before} {passage} {after}\n")
+    assert Widener().widen(ARTICLE, _update(doc, passage)).text == f"{before} {passage}"
 
 
 def test_a_text_that_lost_its_case_gets_words_on_both_sides_counted_as_the_copying_gate_counts():
@@ -93,12 +97,3 @@ def test_a_passage_whose_cleaned_text_has_more_words_than_its_source_still_widen
     doc = Document("n1", "https://news.example/a", "Bridge", f"{FILLER} {passage}\nLatest news\n{FILLER} {FILLER}\n")
     widened = Widener().widen(ARTICLE, _update(doc, passage, safe_text(passage)))
     assert widened.text == safe_text(f"{FILLER} {passage}")
-
-
-def test_a_side_that_brings_a_word_the_style_gate_flags_is_left_out_too():
-    passage = "The Harbour Bridge carried 12,000 vehicles in its first week."
-    doc = Document("n1", "https://news.example/a", "Bridge", (
-        f"Tolls paid for the bridge will end in 2031, the office said. {passage} "
-        "Today the bridge is the town's busiest road and its best known sight.\n"))
-    widened = Widener().widen(ARTICLE, _update(doc, passage))
-    assert widened.text == f"Tolls paid for the bridge will end in 2031, the office said. {passage}"
