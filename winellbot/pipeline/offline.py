@@ -489,7 +489,9 @@ def build_offline_pipeline(*, max_suggestions: int, max_iterations: int, max_emp
     placement_embedder = placement_embedder or embedder
     loop = UpdateAggregationLoop(OfflineNavigator(), OfflineExtractor(), OfflineAggregator(restatements=restatements),
                                  max_iterations=max_iterations, max_empty=max_empty)
+    # The passages kept are placed by meaning, then widened to a suggestion's words, then cut at a
+    # sentence's end if the widening could not fit them (winellbot.pipeline.widen).
+    refiners = (MeaningPlacer(placement_embedder), Widener(), SentenceCutter()) if embedder is not None else ()
     return Pipeline(inducer=OfflineCriteria(), loop=loop, editor=OfflineEditor(),
-                    max_suggestions=max_suggestions, today=today,
-                    refiners=(MeaningPlacer(placement_embedder), Widener(), SentenceCutter()) if embedder is not None else (),
+                    max_suggestions=max_suggestions, today=today, refiners=refiners,
                     embedders=tuple({id(e): e for e in (embedder, placement_embedder) if e is not None}.values()))

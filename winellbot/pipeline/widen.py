@@ -143,8 +143,9 @@ class _Source:
 
 def _grow(blocks: list[tuple[int, int, str | None]], start: int, end: int, sums: list[int],
           budget: int, sides: tuple[bool, bool], addable) -> tuple[int, int] | None:
-    """The first and last of the blocks from the one at ``start`` through the one that holds word ``end - 1``, grown by
-    one block after and one before in turn while the whole stays within ``budget`` word pieces.
+    """The first and last block of the passage (from the block at word ``start`` to the one that
+    holds word ``end - 1``), grown by one block after and one before in turn while the whole stays
+    within ``budget`` word pieces.
     A side stops at a block that is not prose or that the extractor would not propose (first or
     second person, page furniture)."""
     first = next((i for i, (a, b, _) in enumerate(blocks) if a <= start < b), None)
