@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from winellbot.gates.copying import MAX_QUOTE_WORDS
-from winellbot.gates.style import sentences as style_sentences
+from winellbot.gates.style import StyleGate, sentences as style_sentences
 from winellbot.gates.textnorm import words as gate_words
 from winellbot.models import Article, Update
 from winellbot.pipeline.offline import BOILERPLATE, piece_sums, profile, sentence_spans, speaks
@@ -44,9 +44,9 @@ class Widener:
     found in its source again is left as it is.
     """
 
-    def __init__(self, *, budget: int = MAX_QUOTE_WORDS, style=None) -> None:
+    def __init__(self, *, budget: int = MAX_QUOTE_WORDS) -> None:
         self.budget = budget
-        self._style = style
+        self._style: StyleGate | None = None  # its word lists are read on the first widening, not at start-up
 
     def refine(self, article: Article, updates: list[Update]) -> list[Update]:
         """Each update widened, best first, never into the words of another update of the same page:
@@ -67,11 +67,6 @@ class Widener:
             taken[source.key].append(span)
             out.append(widened)
         return out
-
-    def widen(self, article: Article, update: Update) -> Update:
-        """One update widened on its own."""
-        source = _Source.of(article, update)
-        return update if source is None else self._widen(update, source, [])[0]
 
     def _widen(self, update: Update, source: "_Source", taken: list[tuple[int, int]]) -> tuple[Update, tuple[int, int]]:
         """The widened update and the words of its source it now shows."""
@@ -107,8 +102,6 @@ class Widener:
     def _stopped(self, text: str) -> set[str]:
         """The words in ``text`` for which the style gate flags, holds or blocks a suggestion."""
         if self._style is None:
-            from winellbot.gates.style import StyleGate
-
             self._style = StyleGate()
         return {m.group(0).lower() for sentence in style_sentences(text)
                 for _, severity, m in self._style.matches(sentence) if severity in ("flag", "hold", "block")}
@@ -174,7 +167,9 @@ def _addable(block: tuple[int, int, str | None]) -> bool:
 
 
 def _find(haystack: list[str], needle: list[str]) -> int | None:
-    """Where ``needle`` first occurs in ``haystack`` as a run of whole words."""
+    """Where ``needle`` first occurs in ``haystack`` as a run of whole words (all of them: the
+    placer's search matches a passage's first eight words, and a page that repeats a passage's
+    opening would be widened around the wrong copy)."""
     if not needle:
         return None
     first = needle[0]
