@@ -135,3 +135,15 @@ def test_context_is_found_at_word_boundaries_only():
     # a passage of one or two words is found where it first stands (the index of three-word runs it
     # replaced found such a passage only at the document's very end)
     assert context_of("Then", document, 1) == "served. Then an"
+
+
+def test_context_is_read_around_the_copy_that_matches_the_whole_passage():
+    # A headline repeats its story's opening words: the passage was read from the story, so its
+    # surroundings are the story's, not the headline's.
+    headline = "The council of Quillhaven voted on Monday to close the harbour"
+    story = headline + " bridge for repairs until the spring."
+    document = f"{headline}. Menu Sport Weather. {story} The ferry will run instead."
+    passage = story
+    assert context_of(passage, document, 3) == f"Menu Sport Weather. {story} The ferry will"
+    # a passage that matches nowhere whole is still found at its opening's first copy
+    assert context_of(headline + " harbour for good", document, 0).startswith("The council of Quillhaven")

@@ -333,19 +333,27 @@ def context_of(passage: str, document_text: str, size: int) -> str:
 
 
 def _find(doc: _DocumentWords, passage: list[str]) -> int:
-    """Where ``passage`` starts in the document (its first eight words match), or -1.
+    """Where ``passage`` starts in the document, or -1: the first copy that matches it whole, else
+    the first copy of its first eight words (a passage cut or cleaned after it was read may match
+    only at its opening; a page that repeats an opening, a headline over its story, matches whole
+    only where the passage was read from).
 
     A search of the joined words (an index of every three-word run, built per document, was a
     twentieth of the warm back-test); a hit counts where it starts and ends at word boundaries."""
     head = " ".join(passage[:8])
     joined = doc.joined
+    first = -1
     at = joined.find(head) if head else -1
     while at >= 0:
         end = at + len(head)
         if (at == 0 or joined[at - 1] == " ") and (end == len(joined) or joined[end] == " "):
-            return joined.count(" ", 0, at)
+            start = joined.count(" ", 0, at)
+            if doc.words[start: start + len(passage)] == passage:
+                return start
+            if first < 0:
+                first = start
         at = joined.find(head, at + 1)
-    return -1
+    return first
 
 
 def _cosine(a: Counter, b: Counter, idf: dict[str, float], na: float | None = None,

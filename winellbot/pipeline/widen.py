@@ -167,9 +167,9 @@ def _addable(block: tuple[int, int, str | None]) -> bool:
 
 
 def _find(haystack: list[str], needle: list[str]) -> int | None:
-    """Where ``needle`` first occurs in ``haystack`` as a run of whole words (all of them: the
-    placer's search matches a passage's first eight words, and a page that repeats a passage's
-    opening would be widened around the wrong copy)."""
+    """Where ``needle`` first occurs in ``haystack`` as a run of whole words, all of them, or None.
+    (The placer's search falls back to a copy of the passage's first eight words: right for reading
+    a passage's surroundings, wrong for widening, which would then add words around another text.)"""
     if not needle:
         return None
     first = needle[0]
