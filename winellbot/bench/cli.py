@@ -143,10 +143,17 @@ def model_judge(settings, state, run_id: int | None):
     return ModelJudge(client, model=settings.llm.stage_models.get("judge", ""))
 
 
+def check_jobs(jobs: int, backend: str) -> None:
+    if jobs < 1:
+        raise ConfigError(f"--jobs wants 1 or more processes, got {jobs}")
+    if jobs > 1 and backend != "offline":
+        raise ConfigError("--jobs runs the offline backend only (the model backends share one model server)")
+
+
 def run(args: argparse.Namespace) -> int:
     """Run, score with the chosen judge, print the figures, optionally write the report."""
     from winellbot.bench.backtest import run_tasks
-    from winellbot.bench.report import table, write_report
+    from winellbot.bench.report import write_report
     from winellbot.bench.score import score
     from winellbot.bench.tasks import load_tasks
 
@@ -159,10 +166,7 @@ def run(args: argparse.Namespace) -> int:
     settings = load_settings(config_path, overrides=extra)
     backend = settings.pipeline.backend
     uses_model = backend != "offline" or args.judge == "model"
-    if args.jobs < 1:
-        raise ConfigError(f"--jobs wants 1 or more processes, got {args.jobs}")
-    if args.jobs > 1 and backend != "offline":
-        raise ConfigError("--jobs runs the offline backend only (the model backends share one model server)")
+    check_jobs(args.jobs, backend)
     state = run_id = None
     if uses_model:
         from winellbot.state.db import State
@@ -202,6 +206,18 @@ def run(args: argparse.Namespace) -> int:
     name = f"{backend}{local}{' oracle' if args.oracle else ''}{' (model judge)' if judge else ''}"
     notes = configuration_lines(settings, extra, config_path)
     notes.append(f"processes: {args.jobs}")
+    print_figures(name, figures, notes, gate_stats, len(tasks))
+    if args.report:
+        for path in write_report({name: figures}, args.report, notes=notes):
+            print(f"wrote {path}")
+    return 0
+
+
+def print_figures(name: str, figures: dict, notes: list[str], gate_stats: Counter, tasks: int) -> None:
+    """The back-test's printout: its configuration, the figures table, model and embedding use, skips
+    and gate counts, then the figures as JSON (what scripts read)."""
+    from winellbot.bench.report import table
+
     print("\n".join(notes))
     print(table({name: figures}))
     if "llm" in figures:
@@ -209,8 +225,9 @@ def run(args: argparse.Namespace) -> int:
 
         print(llm_table(figures["llm"]))
         print(f"model tokens per task: {figures['llm']['tokens_per_task']}")
+    skips = figures["tasks"]["skipped"]
     if skips:
-        print(f"tasks skipped: {len(skips)} of {len(tasks)}: "
+        print(f"tasks skipped: {len(skips)} of {tasks}: "
               + "; ".join(f"{k}: {v[:120]}" for k, v in list(skips.items())[:5]))
     if "embeddings" in figures:
         e = figures["embeddings"]
@@ -220,7 +237,3 @@ def run(args: argparse.Namespace) -> int:
     print(f"gates: {checked} suggestion(s) checked; stopped: "
           + (", ".join(f"{gate} {n}" for gate, n in gate_stats.most_common()) or "none"))
     print(json.dumps(figures, indent=2))
-    if args.report:
-        for path in write_report({name: figures}, args.report, notes=notes):
-            print(f"wrote {path}")
-    return 0
