@@ -164,13 +164,13 @@ def local_client(model: str | Path, *, state=None, run_id=None):
     otherwise load (and merge) the model again.
     """
     from winellbot.llm.client import ModelClient
-    from winellbot.llm.local_model import fast_dtype
+    from winellbot.llm.local_model import fast_device, fast_dtype
     from winellbot.llm.transformers_backend import TransformersBackend
 
     key = str(model)
     if key not in _BACKENDS:
         _BACKENDS[key] = TransformersBackend(model, max_new_tokens=PARAGRAPH_TOKENS, max_prompt_tokens=1024,
-                                             dtype=fast_dtype())
+                                             dtype=fast_dtype(), device=fast_device())
     return ModelClient(_BACKENDS[key], state=state, run_id=run_id)
 
 

@@ -70,6 +70,13 @@ class ThreadChooser:
         return threads
 
 
+def fast_device() -> str:
+    """"cuda" where PyTorch sees a GPU, else "cpu": the in-process editor runs where training ran."""
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
 def fast_dtype() -> str | None:
     """"bfloat16" where the hardware computes it natively (a recent GPU, a CPU with AMX or AVX-512
     BF16: about 5x faster than float32 on this project's CPUs), else None (float32)."""
