@@ -332,11 +332,17 @@ def context_of(passage: str, document_text: str, size: int) -> str:
     return " ".join(doc.words[max(0, at - size): at + len(mine) + size])
 
 
-def _find(doc: _DocumentWords, passage: list[str]) -> int:
+def find_passage(passage: list[str], document_text: str, *, whole: bool = False) -> int:
+    """Where the words ``passage`` start in the document's words, or -1 (see :func:`_find`); with
+    ``whole``, only a copy of the whole passage counts (the widener adds words around it)."""
+    return _find(_document_words(document_text), passage, whole=whole)
+
+
+def _find(doc: _DocumentWords, passage: list[str], *, whole: bool = False) -> int:
     """Where ``passage`` starts in the document, or -1: the first copy that matches it whole, else
-    the first copy of its first eight words (a passage cut or cleaned after it was read may match
-    only at its opening; a page that repeats an opening, a headline over its story, matches whole
-    only where the passage was read from).
+    (unless ``whole``) the first copy of its first eight words (a passage cut or cleaned after it
+    was read may match only at its opening; a page that repeats an opening, a headline over its
+    story, matches whole only where the passage was read from).
 
     A search of the joined words (an index of every three-word run, built per document, was a
     twentieth of the warm back-test); a hit counts where it starts and ends at word boundaries."""
@@ -353,7 +359,7 @@ def _find(doc: _DocumentWords, passage: list[str]) -> int:
             if first < 0:
                 first = start
         at = joined.find(head, at + 1)
-    return first
+    return -1 if whole else first
 
 
 def _cosine(a: Counter, b: Counter, idf: dict[str, float], na: float | None = None,

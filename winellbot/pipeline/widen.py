@@ -30,6 +30,7 @@ from winellbot.gates.textnorm import words as gate_words
 from winellbot.models import Article, Update
 from winellbot.pipeline.offline import BOILERPLATE, piece_sums, profile, sentence_spans, speaks
 from winellbot.pipeline.pagetext import is_cased, safe_text, unglue
+from winellbot.pipeline.placement import find_passage
 from winellbot.pipeline.restore import recase, restore_word
 from winellbot.text import content_tokens, words
 
@@ -123,10 +124,11 @@ class _Source:
         casing = profile(article).casing
         text = unglue(update.document.text, casing)
         doc_words = words(text)
-        start = _find(doc_words, update.quote.split())
-        if start is None:
+        quote = update.quote.split()
+        start = find_passage(quote, text, whole=True)
+        if start < 0:
             return None
-        core = (start, start + len(update.quote.split()))  # the run of sentences or the window it was cut from
+        core = (start, start + len(quote))  # the run of sentences or the window it was cut from
         if is_cased(text):
             return cls(update.document.url, core, sentence_spans(text), piece_sums(doc_words), _addable, safe_text)
         return cls(update.document.url, core, [(i, i + 1, w) for i, w in enumerate(doc_words)], piece_sums(doc_words),
@@ -165,15 +167,3 @@ def _addable(block: tuple[int, int, str | None]) -> bool:
     text = block[2]
     return text is not None and not speaks(text) and not set(content_tokens(text)) & BOILERPLATE
 
-
-def _find(haystack: list[str], needle: list[str]) -> int | None:
-    """Where ``needle`` first occurs in ``haystack`` as a run of whole words, all of them, or None.
-    (The placer's search falls back to a copy of the passage's first eight words: right for reading
-    a passage's surroundings, wrong for widening, which would then add words around another text.)"""
-    if not needle:
-        return None
-    first = needle[0]
-    for i, w in enumerate(haystack):
-        if w == first and haystack[i: i + len(needle)] == needle:
-            return i
-    return None
