@@ -20,18 +20,17 @@ from pathlib import Path
 WINELLBOT = [sys.executable, "-m", "winellbot.cli"]
 
 
-def held_out(data: list[str], fold: int, out: Path) -> Path:
-    from winellbot.editor.examples import load_examples, split_by_article, write_jsonl
+def held_out(examples: list, fold: int, out: Path) -> Path:
+    from winellbot.editor.examples import split_by_article, write_jsonl
 
-    examples = [e for path in data for e in load_examples(path)]
     path = out / f"val-f{fold}.jsonl"
     write_jsonl((e.to_json() for e in split_by_article(examples, fold, 5)[1]), path)
     return path
 
 
-def one_fold(fold: int, args) -> tuple[Path, Path]:
+def one_fold(fold: int, args, examples: list) -> tuple[Path, Path]:
     out = Path(args.out)
-    adapter, val, pred = out / f"editor-f{fold}", held_out(args.data, fold, out), out / f"pred-f{fold}.jsonl"
+    adapter, val, pred = out / f"editor-f{fold}", held_out(examples, fold, out), out / f"pred-f{fold}.jsonl"
     with open(out / f"log-f{fold}.txt", "w", encoding="utf-8") as log:
         def call(*cmd: str) -> None:
             subprocess.run([*WINELLBOT, "editor", *cmd], check=True, stdout=log, stderr=subprocess.STDOUT)
@@ -54,8 +53,11 @@ def main() -> int:
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    from winellbot.editor.examples import load_examples
+
+    examples = [e for path in args.data for e in load_examples(path)]
     with ThreadPoolExecutor(args.jobs) as pool:
-        done = list(pool.map(lambda k: one_fold(k, args), args.folds))
+        done = list(pool.map(lambda k: one_fold(k, args, examples), args.folds))
     pooled_val, pooled_pred = out / "val-all.jsonl", out / "pred-all.jsonl"
     for target, index in ((pooled_val, 0), (pooled_pred, 1)):
         target.write_text("".join(pair[index].read_text(encoding="utf-8") for pair in done), encoding="utf-8")
