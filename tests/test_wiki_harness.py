@@ -180,3 +180,22 @@ def test_family_file_reaches_the_local_wiki(local_wiki, monkeypatch):
     assert site.family.protocol("localwiki") == "http"
     assert site.siteinfo["server"] == local_wiki.base_url
     assert pywikibot.Page(site, "Template:Reflist").exists()
+
+
+@pytest.mark.wiki
+def test_a_wiki_whose_port_another_wiki_serves_refuses_to_start(local_wiki, tmp_path):
+    # Another checkout's demo wiki still serving the port: starting this one must not end up
+    # talking to that wiki (whose accounts and pages are not this one's).
+    import shutil
+
+    from winellbot.errors import WikiError
+
+    other = tmp_path / "other"
+    other.mkdir()
+    for path in (local_wiki.settings_path, local_wiki.credentials_path):
+        shutil.copy(path, other / path.name)
+    twin = LocalWiki(other)
+    assert twin.exists() and twin.port == local_wiki.port and not twin.is_running()
+    with pytest.raises(WikiError, match="already served"):
+        twin.start()
+    assert not (other / "server.pid").exists()
