@@ -36,14 +36,19 @@ FITTED_TERMS = {"alone": TERMS, "in_source": tuple(t for t in TERMS if t not in 
 
 
 def register(subparsers) -> argparse.ArgumentParser:
-    p = subparsers.add_parser("fit", help="fit the offline pipeline's placement weights on backtest tasks")
-    p.add_argument("what", choices=["placement"])
+    p = subparsers.add_parser("fit", help="fit the offline pipeline's placement weights or punctuation restorer "
+                                          "on backtest tasks")
+    p.add_argument("what", choices=["placement", "punctuation"])
     p.add_argument("tasks_dir", metavar="TASKS_DIR")
-    p.add_argument("--write", action="store_true", help=f"store the weights in winellbot/data/{FITTED}")
+    p.add_argument("--write", action="store_true",
+                   help=f"store the weights in winellbot/data ({FITTED}, punctuation.safetensors)")
     p.add_argument("--embedding-cache", metavar="FILE", help="embedding cache (default: none, in memory)")
     p.add_argument("--limit", type=int, metavar="N")
     p.add_argument("--model", default="all-mpnet-base-v2", choices=["all-mpnet-base-v2", "all-MiniLM-L6-v2"],
                    help="the sentence model of the meaning term (default: %(default)s)")
+    from winellbot.bench.punct_fit import register as register_punctuation
+
+    register_punctuation(p)
     return p
 
 
@@ -141,6 +146,10 @@ def out_of_fold(rows) -> list[bool]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.what == "punctuation":
+        from winellbot.bench.punct_fit import run as fit_punctuation
+
+        return fit_punctuation(args)
     import numpy as np
 
     from winellbot.bench.tasks import load_tasks
