@@ -174,6 +174,14 @@ def share_threads(most: int) -> None:
         sys.modules["torch"].set_num_threads(_THREADS_CAP[0])
 
 
+def held_to_share(torch) -> None:
+    """A model loaded outside :class:`Embedder` (the punctuation restorer) keeps to the cores
+    :func:`share_threads` gave this process: on a warm cache no embedding model loads first, and
+    torch's default of a thread per core in each of two workers made the warm back-test 3 times slower."""
+    if _THREADS_CAP:
+        torch.set_num_threads(_THREADS_CAP[0])
+
+
 @functools.lru_cache(maxsize=4)
 def _load_model(path: str, threads: int, max_tokens: int):
     import torch

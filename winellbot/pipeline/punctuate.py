@@ -60,7 +60,9 @@ class PunctuationModel:
         from transformers.utils import logging as transformers_logging
 
         from winellbot.bundled import minilm_dir
+        from winellbot.meaning import held_to_share
 
+        held_to_share(torch)
         transformers_logging.disable_progress_bar()  # the bot's output is its report, not a loading bar
         base = minilm_dir()
         self.tokenizer = AutoTokenizer.from_pretrained(base, local_files_only=True)
