@@ -17,7 +17,7 @@ import random
 from pathlib import Path
 
 from winellbot.pipeline.punctuate import CASES, LORA, MARKS, MAX_TOKENS, WEIGHTS, adapted_encoder, build_heads, \
-    first_pieces, lost_form, word_labels
+    first_pieces, lost_form, read, word_labels
 
 FOLDS = 5
 WINDOW = 100
@@ -60,9 +60,10 @@ def train(examples, *, epochs: float = EPOCHS, seed: int = 0, batch: int = BATCH
     from transformers import AutoTokenizer
 
     from winellbot.bundled import minilm_dir
+    from winellbot.llm.local_model import fast_device
 
     torch.manual_seed(seed)
-    device = "cuda" if torch.cuda.is_available() else "cpu"
+    device = fast_device()
     tokenizer = AutoTokenizer.from_pretrained(minilm_dir(), local_files_only=True)
     encoder = adapted_encoder(minilm_dir())
     heads = build_heads(encoder.config.hidden_size)
@@ -110,21 +111,10 @@ def _batch(tokenizer, chosen, device):
 
 def predict(parts, examples, batch: int = 32) -> list[tuple[list[int], list[int]]]:
     """(marks, cases) per window of ``examples``, as the fitted parts read them."""
-    import torch
-
-    tokenizer, encoder, heads = parts
-    device = next(heads.parameters()).device
     out = []
-    with torch.no_grad():
-        for i in range(0, len(examples), batch):
-            chosen = examples[i:i + batch]
-            enc, _, _ = _batch(tokenizer, chosen, device)
-            mark_logits, case_logits = heads(encoder(**enc).last_hidden_state)
-            ms, cs = mark_logits.argmax(-1).tolist(), case_logits.argmax(-1).tolist()
-            for row, (tokens, _, _) in enumerate(chosen):
-                firsts = first_pieces(enc.word_ids(row), len(tokens))
-                out.append(([ms[row][p] if p >= 0 else 0 for p in firsts],
-                            [cs[row][p] if p >= 0 else 0 for p in firsts]))
+    for i in range(0, len(examples), batch):
+        for labels in read(*parts, [tokens for tokens, _, _ in examples[i:i + batch]]):
+            out.append(([m for m, _ in labels], [c for _, c in labels]))
     return out
 
 
@@ -174,9 +164,10 @@ def run(args: argparse.Namespace) -> int:
         train_set = [w for k, ws in enumerate(by_fold) if k != fold for w in ws]
         rng.shuffle(train_set)
         parts = train(train_set[:cap], epochs=args.epochs)
+        guess = predict(parts, by_fold[fold])
         pooled_truth += by_fold[fold]
-        pooled_guess += predict(parts, by_fold[fold])
-        print(f"fold {fold}: {figures(by_fold[fold], pooled_guess[-len(by_fold[fold]):])}")
+        pooled_guess += guess
+        print(f"fold {fold}: {figures(by_fold[fold], guess)}")
     if pooled_truth:
         print(f"out of fold, folds {folds}: {figures(pooled_truth, pooled_guess)}")
     if args.write:

@@ -76,7 +76,6 @@ class PunctuationModel:
             raise ValueError(f"{weights}: weights the encoder does not have: {missing.unexpected_keys[:3]}")
         self.encoder = encoder.merge_and_unload().eval()
         self.heads.eval()
-        self._torch = torch
 
     def marks(self, tokens: list[str], *, window: int = 120, overlap: int = 20) -> list[tuple[int, int]]:
         """(mark, case) per word, read in windows of ``window`` words that overlap by ``overlap`` (a
@@ -95,15 +94,20 @@ class PunctuationModel:
         return out
 
     def _window(self, tokens: list[str]) -> list[tuple[int, int]]:
-        torch = self._torch
-        enc = self.tokenizer(tokens, is_split_into_words=True, truncation=True, max_length=MAX_TOKENS,
-                             return_tensors="pt")
-        firsts = first_pieces(enc.word_ids(), len(tokens))
-        with torch.no_grad():
-            hidden = self.encoder(**enc).last_hidden_state[0]
-            mark_logits, case_logits = self.heads(hidden)
-        marks, cases = mark_logits.argmax(-1).tolist(), case_logits.argmax(-1).tolist()
-        return [(marks[p], cases[p]) if p >= 0 else (0, 0) for p in firsts]
+        return read(self.tokenizer, self.encoder, self.heads, [tokens])[0]
+
+
+def read(tokenizer, encoder, heads, windows: list[list[str]]) -> list[list[tuple[int, int]]]:
+    """(mark, case) per word of each window, from the states of its first word piece (the bot reads
+    one window at a time, the fitting's out-of-fold figures a batch)."""
+    import torch
+
+    enc = tokenizer(windows, is_split_into_words=True, truncation=True, max_length=MAX_TOKENS, padding=True,
+                    return_tensors="pt").to(next(heads.parameters()).device)
+    with torch.no_grad():
+        marks, cases = (logits.argmax(-1).tolist() for logits in heads(encoder(**enc).last_hidden_state))
+    return [[(marks[row][p], cases[row][p]) if p >= 0 else (0, 0) for p in first_pieces(enc.word_ids(row), len(tokens))]
+            for row, tokens in enumerate(windows)]
 
 
 def adapted_encoder(base):
