@@ -140,6 +140,13 @@ def test_recase_restores_possessives_of_names_contractions_and_months():
     assert recase(["the", "schools", "reopened"], casing) == "The schools reopened."
 
 
+def test_recase_reads_no_possessive_into_an_english_word_whose_stem_is_a_name():
+    # The article names "New York" and "the Kings": "news" and "kings" are still words, not "New's".
+    casing = {"new": "New", "york": "York", "king": "King", "ethiopia": "Ethiopia"}
+    assert recase("news from york says kings and ethiopias teams".split(), casing) \
+        == "News from York says kings and Ethiopia's teams."
+
+
 def test_whole_pipeline_proposes_cited_suggestions():
     corpus = LocalCorpus()
     corpus.add([NEWS, REFERENCE, OTHER])

@@ -3,7 +3,7 @@
 Some copies of web pages come without case or punctuation (WikiGenBench stores the
 pages an article cites that way). The offline extractor proposes passages of such
 texts with their names written as the article writes them, a name's lost
-possessive (``ethiopias`` -> ``Ethiopia's``) and common contractions
+possessive (``ethiopias`` -> ``Ethiopia's``, but not ``news``) and common contractions
 (``doesnt`` -> ``doesn't``) repaired, months, days and "I" capitalised, a capital
 first and a full stop last, and tells the reviewer the capitals are the bot's.
 
@@ -15,6 +15,7 @@ so most of the full stops it would add would be wrong.
 """
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 
@@ -53,9 +54,27 @@ def restore_word(word: str, casing: dict[str, str]) -> str:
         return _ALWAYS_CASED[word]
     if word in _CONTRACTIONS:
         return _CONTRACTIONS[word]
-    if len(word) > 3 and word.endswith("s") and word[:-1] in casing:
+    if len(word) > 3 and word.endswith("s") and word[:-1] in casing and word not in english_words():
         return casing[word[:-1]] + "'s"
     return word
+
+
+@functools.cache
+def english_words() -> frozenset[str]:
+    """Whole words of the bundled MiniLM's (uncased English) vocabulary: a lost possessive is read
+    only where the word is not one of them ("news" stays "news" when the article names "New York").
+
+    Measured on the dev back-test's cased pages, on the words ending in "s" whose stem the article
+    capitalises: the rule without this check wrote 412 true possessives and 466 false ones ("news",
+    "teams", "kings"); with it 345 and 34 (67 true possessives, like "johns", stay as read).
+    Without the model package the check is skipped, as before it existed."""
+    from winellbot.bundled import ModelMissing, minilm_dir
+
+    try:
+        lines = (minilm_dir() / "vocab.txt").read_text(encoding="utf-8").split()
+    except (ModelMissing, OSError):
+        return frozenset()
+    return frozenset(w for w in lines if w.isalpha())
 
 
 def recase(tokens: list[str], casing: dict[str, str]) -> str:
