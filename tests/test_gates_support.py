@@ -127,3 +127,20 @@ def test_claim_words_spellings():
     assert by_token["march"].found_in(index) and by_token["five"].found_in(index)
     assert by_token["covid19"].found_in(index) and by_token["12"].found_in(index)  # 1.2 million == 1200000
     assert by_token["3rdyear"].figures[0].token == "3rd"
+
+
+@pytest.mark.parametrize("added, text", [
+    # a possessive the bot restored from a source that lost its apostrophes ("nprs")
+    ("NPR's Glen Weldon wrote a book on Batman.", "nprs glen weldon who has written a book on batman"),
+    # a trademark sign is decoration, not part of the name
+    ("Qualifying for Moto3\u2122 starts at 12:25.", "Qualifying for Moto3\u2122 starts at 12:25 local time."),
+    # a dotted i written with a combining mark stays part of its name
+    ("Voices in T\u00fcrki\u0307ye backed Brazil.", "voices in t\u00fcrkiye backed brazil"),
+])
+def test_names_in_the_sources_own_spelling_are_found(added, text):
+    assert SupportGate().check(ARTICLE, make(added, text)) == []
+
+
+def test_a_possessive_does_not_excuse_another_name():
+    findings = SupportGate().check(ARTICLE, make("CBS's Glen Weldon wrote a book.", "nprs glen weldon wrote a book"))
+    assert any(f.severity == "hold" and "CBS" in f.message for f in findings)

@@ -24,7 +24,10 @@ _TAG = re.compile(r"<[^>]+>")
 _BOLD_ITALIC = re.compile(r"'{2,}")
 _SPACE = re.compile(r"\s+")
 _COMBINING = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+# Trademark and copyright signs: decoration, and NFKD would spell "Moto2\u2122" as "moto2tm".
+_MARKS = str.maketrans("", "", "\u2122\u00ae\u00a9\u2120")
 _POSSESSIVE = re.compile(r"(?<=[a-z])'s\b")
+_OWNER = re.compile(r"(\w+)['\u2019]s\b")
 
 # Punctuation that may sit inside a word ("COVID-19", "1,200", "3.5", "don't").
 _INNER = re.compile(r"(?<=[a-z0-9])[-\u2010\u2011'\u2019.,:](?=[a-z0-9])")
@@ -87,7 +90,7 @@ def strip_markup(wikitext: str) -> str:
 def fold(text: str) -> str:
     """Accents removed, lower-cased, typographic quotes made plain, possessive 's dropped."""
     if not text.isascii():
-        text = _COMBINING.sub("", unicodedata.normalize("NFKD", text))
+        text = _COMBINING.sub("", unicodedata.normalize("NFKD", text.translate(_MARKS)))
         text = text.replace("\u2018", "'").replace("\u2019", "'")
     return _POSSESSIVE.sub("", text.lower())
 
@@ -208,6 +211,9 @@ def _is_figure(token: str) -> bool:
 def claim_words(text: str) -> list[ClaimWord]:
     """The words of a claim, each with the spellings a source may use for it."""
     chunks = _ISO_DATE.sub(_iso_to_words, fold(text)).split()
+    # A source that lost its punctuation writes "NPR's" as "nprs"; the plural rule of
+    # alternatives() covers only words of four letters or more.
+    possessives = {fold(m) for m in _OWNER.findall(text)}
     out: list[ClaimWord] = []
     for i, chunk in enumerate(chunks):
         joined = _WORD.findall(_INNER.sub("", chunk))
@@ -216,6 +222,8 @@ def claim_words(text: str) -> list[ClaimWord]:
         for token in joined:
             compound = len(joined) == 1 and len(parts) > 1
             alts = alternatives(token, compound=compound)
+            if token in possessives:
+                alts += (token + "s",)
             if nxt and nxt[0] in SCALES and re.fullmatch(r"\d+(?:[.,]\d+)?", chunk.strip(".,;:()")):
                 alts += _in_full(chunk.strip(".,;:()"), nxt[0])
             out.append(ClaimWord(token, alts, parts if compound else ()))
