@@ -8,7 +8,7 @@ from winellbot.bench import punct_fit
 from winellbot.models import Document, Update
 from winellbot.pipeline.punctuate import PUNCTUATED_NOTE, PunctuationModel, Punctuator, bundled_model, lost_form, \
     punctuated, word_labels
-from winellbot.pipeline.restore import RESTORED_NOTE
+from winellbot.pipeline.restore import RESTORED_NOTE, name_pairs
 
 ARTICLE = parse_article("Harbour Bridge", (
     "The Harbour Bridge is a road bridge in Port Town.\n\n"
@@ -44,9 +44,18 @@ def test_a_long_text_is_read_in_overlapping_windows_and_every_word_gets_a_label(
 
 
 def test_names_the_article_writes_keep_its_form_and_a_sentence_starts_with_a_capital():
-    tokens = "the bridge opened in may it cost ten million".split()
-    labels = [(0, 0)] * 4 + [(2, 0)] + [(0, 0)] * 4
-    assert punctuated(tokens, labels, {"bridge": "Bridge"}) == "The Bridge opened in may. It cost ten million."
+    tokens = "the wojcikowski bridge opened in may it cost ten million".split()
+    labels = [(0, 0)] * 5 + [(2, 0)] + [(0, 0)] * 4
+    casing = {"wojcikowski": "Wojcikowski", "bridge": "Bridge"}
+    assert punctuated(tokens, labels, casing) == "The Wojcikowski bridge opened in may. It cost ten million."
+    # An English word the article capitalises in a name keeps the capital where the model reads one.
+    labels[2] = (0, 1)
+    assert punctuated(tokens, labels, casing) == "The Wojcikowski Bridge opened in may. It cost ten million."
+    # ... or where the article writes it next to the same word in a name.
+    labels[2] = (0, 0)
+    pairs = name_pairs("Crews painted the Wojcikowski Bridge. The bridge is blue.")
+    assert pairs == {("wojcikowski", "bridge")}
+    assert punctuated(tokens, labels, casing, pairs) == "The Wojcikowski Bridge opened in may. It cost ten million."
 
 
 def test_the_refiner_punctuates_a_lost_case_passage_and_tells_the_reviewer():

@@ -51,7 +51,7 @@ from winellbot.pipeline.loop import UpdateAggregationLoop
 from winellbot.pipeline.pipeline import Pipeline, per_article
 from winellbot.pipeline.placement import placer_for
 from winellbot.pipeline.pagetext import LIST_NOTE, has_capitals, is_cased, safe_text, unglue
-from winellbot.pipeline.restore import RESTORED_NOTE, name_casing, recase
+from winellbot.pipeline.restore import RESTORED_NOTE, name_casing, name_pairs, recase
 from winellbot.search.urls import citation_url
 from winellbot.text import STOP_WORDS, content_tokens, split_sentences, words
 
@@ -77,6 +77,7 @@ class _Profile:
     title_tokens: frozenset[str]
     index: dict[str, tuple[int, ...]]          # content token -> ids of the sentences that have it
     sentence_sizes: tuple[int, ...]
+    name_pairs: frozenset[tuple[str, str]]     # adjacent capitalised words ("khmer", "rouge")
 
 
 
@@ -106,7 +107,7 @@ def profile(article: Article) -> _Profile:
             index.setdefault(tok, []).append(i)
     return _Profile(vocabulary, tuple(sentences), tuple(sections), idf, name_casing(article.plain_text),
                     frozenset(content_tokens(article.title)), {t: tuple(ids) for t, ids in index.items()},
-                    tuple(len(toks) for _, toks in sentences))
+                    tuple(len(toks) for _, toks in sentences), name_pairs(article.plain_text))
 
 
 # --- criteria and navigation ---------------------------------------------------------------

@@ -153,14 +153,22 @@ def bundled_model() -> PunctuationModel:
     return PunctuationModel()
 
 
-def punctuated(tokens: list[str], labels: list[tuple[int, int]], casing: dict[str, str]) -> str:
+def punctuated(tokens: list[str], labels: list[tuple[int, int]], casing: dict[str, str],
+               pairs: frozenset[tuple[str, str]] = frozenset()) -> str:
     """The words with their marks and capitals: a name the article writes keeps the article's form,
-    a sentence starts with a capital, the passage ends with a full stop."""
-    from winellbot.pipeline.restore import restore_word
+    a sentence starts with a capital, the passage ends with a full stop. An English word that the
+    article capitalises ("new" in "New York", "will" for a Will) keeps its capital only where the
+    model reads one, or where the article writes it next to the same word in a name (``pairs``, from
+    :func:`winellbot.pipeline.restore.name_pairs`: "Khmer Rouge", "New York")."""
+    from winellbot.pipeline.restore import english_words, restore_word
 
     out, starts = [], True
-    for word, (mark, case) in zip(tokens, labels):
+    for i, (word, (mark, case)) in enumerate(zip(tokens, labels)):
         written = restore_word(word, casing)
+        before, after = tokens[i - 1] if i else "", tokens[i + 1] if i + 1 < len(tokens) else ""
+        in_name = (before, word) in pairs or (word, after) in pairs
+        if written == word.capitalize() and case == 0 and word in english_words() and not in_name:
+            written = word  # an English word the article capitalises in a name ("New York") is not one here
         if written == word:
             written = word.upper() if case == 2 and len(word) <= 6 else \
                 word[:1].upper() + word[1:] if case == 1 or starts else word
@@ -190,6 +198,7 @@ class Punctuator:
                 out.append(update)
                 continue
             model = self._model = self._model or bundled_model()
-            text = safe_text(punctuated(tokens, model.marks(tokens), profile(article).casing))
+            prof = profile(article)
+            text = safe_text(punctuated(tokens, model.marks(tokens), prof.casing, prof.name_pairs))
             out.append(replace(update, text=text, reason=f"{update.reason}; {PUNCTUATED_NOTE}"))
         return out

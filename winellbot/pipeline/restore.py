@@ -46,6 +46,17 @@ def name_casing(text: str) -> dict[str, str]:
     return casing
 
 
+_NAME_PAIR = re.compile(r"(?=\b([A-Z][\w'-]*)\s+([A-Z][\w'-]*))")
+
+
+def name_pairs(text: str) -> frozenset[tuple[str, str]]:
+    """Pairs of adjacent capitalised words the text writes (lower-cased): the parts of its many-word
+    names ("Khmer Rouge", "New York"), where an English word is part of a name."""
+    from winellbot.text import STOP_WORDS
+
+    return frozenset((a.lower(), b.lower()) for a, b in _NAME_PAIR.findall(text) if a.lower() not in STOP_WORDS)
+
+
 def restore_word(word: str, casing: dict[str, str]) -> str:
     """One lower-cased word as it would be written: a name's case, a lost apostrophe."""
     if word in casing:
