@@ -165,9 +165,7 @@ def punctuated(tokens: list[str], labels: list[tuple[int, int]], casing: dict[st
     out, starts = [], True
     for i, (word, (mark, case)) in enumerate(zip(tokens, labels)):
         written = restore_word(word, casing)
-        before, after = tokens[i - 1] if i else "", tokens[i + 1] if i + 1 < len(tokens) else ""
-        in_name = (before, word) in pairs or (word, after) in pairs
-        if written == word.capitalize() and case == 0 and word in english_words() and not in_name:
+        if written == word.capitalize() and case == 0 and word in english_words() and not _in_name(tokens, i, pairs):
             written = word  # an English word the article capitalises in a name ("New York") is not one here
         if written == word:
             written = word.upper() if case == 2 and len(word) <= 6 else \
@@ -178,6 +176,12 @@ def punctuated(tokens: list[str], labels: list[tuple[int, int]], casing: dict[st
         starts = mark >= 2
     text = " ".join(out).rstrip(" ,")
     return text if text.endswith((".", "?")) else text + "."
+
+
+def _in_name(tokens: list[str], i: int, pairs: frozenset[tuple[str, str]]) -> bool:
+    """Whether the word at ``i`` and a neighbour are a pair the article writes as a name."""
+    return (i > 0 and (tokens[i - 1], tokens[i]) in pairs) or \
+        (i + 1 < len(tokens) and (tokens[i], tokens[i + 1]) in pairs)
 
 
 class Punctuator:
@@ -191,6 +195,7 @@ class Punctuator:
         from winellbot.pipeline.offline import profile
         from winellbot.pipeline.pagetext import has_capitals, safe_text
 
+        prof = profile(article)
         out = []
         for update in updates:
             tokens = update.quote.split()
@@ -198,7 +203,6 @@ class Punctuator:
                 out.append(update)
                 continue
             model = self._model = self._model or bundled_model()
-            prof = profile(article)
             text = safe_text(punctuated(tokens, model.marks(tokens), prof.casing, prof.name_pairs))
             out.append(replace(update, text=text, reason=f"{update.reason}; {PUNCTUATED_NOTE}"))
         return out
