@@ -125,3 +125,36 @@ def test_one_new_sentence_keeps_a_retelling_passage(embedder):
     news = update(RETOLD + " The bridge cost 12 million pounds and was paid for by the shire council.")
     decision = OfflineAggregator(restatements=Restatements(embedder)).aggregate(article, news, ())
     assert decision.action == "add", decision.reason
+
+
+HARBOUR = """Saltmere is a fictional harbour town.
+
+== History ==
+The railway reached the town in 1871, and the boatyards grew rapidly in the decades that followed. It had a population of 18,400 at the 2020 census.
+"""
+
+
+def harbour_update(text: str) -> Update:
+    return Update(text=text, section_path=("History",), quote=text, document=DOC, score=1.0)
+
+
+def test_a_vague_date_in_other_words_does_not_make_a_paraphrase_new(embedder):
+    # spaCy reads "the following decades" as a date; only a date's figures and calendar names count
+    # among the names, dates and numbers that must match.
+    article = parse_simple_article("Saltmere", HARBOUR)
+    retold = harbour_update("The railway arrived in 1871 and the boatyards grew quickly in the following decades.")
+    decision = OfflineAggregator(restatements=Restatements(embedder)).aggregate(article, retold, ())
+    assert decision.action == "ignore", decision.reason
+    assert "The railway reached the town in 1871" in decision.reason
+
+
+def test_shared_figures_vouch_for_a_looser_paraphrase_and_other_figures_stay_new(embedder):
+    article = parse_simple_article("Saltmere", HARBOUR)
+    restatements = Restatements(embedder)
+    census = "The 2020 census counted 18,400 residents."
+    closeness = float(embedder.embed([census])[0] @ embedder.embed(["It had a population of 18,400 at the 2020 census."])[0])
+    assert restatements.named_threshold <= closeness < restatements.threshold  # meaning alone would call it new
+    decision = OfflineAggregator(restatements=restatements).aggregate(article, harbour_update(census), ())
+    assert decision.action == "ignore", decision.reason
+    other = harbour_update("The 2020 census counted 19,200 residents.")
+    assert OfflineAggregator(restatements=restatements).aggregate(article, other, ()).action == "add"

@@ -74,9 +74,11 @@ class Restatements:
     (a town's "at a glance" piece that retells the article's history in other words).
     """
 
-    def __init__(self, embedder, *, threshold: float = 0.85, max_words: int = 40) -> None:
+    def __init__(self, embedder, *, threshold: float = 0.85, named_threshold: float = 0.8,
+                 max_words: int = 40) -> None:
         self.embedder = embedder
         self.threshold = threshold
+        self.named_threshold = named_threshold
         self.max_words = max_words
         self._vectors = per_article(lambda article: embedder.embed(list(article_sentences(article))))
 
@@ -102,16 +104,22 @@ class Restatements:
 
         sentences = article_sentences(article)
         closeness = self._vectors(article) @ self.embedder.embed([text])[0]
-        facts = None
-        for i in closeness.argsort()[::-1]:
-            if closeness[i] < self.threshold:
-                return None
-            facts = named_facts(text) if facts is None else facts
-            if facts <= set(content_tokens(sentences[i])):
-                quoted = sentences[i] if len(sentences[i]) <= 120 else sentences[i][:117] + "..."
+        lowest = min(self.threshold, self.named_threshold)
+        near = [i for i in closeness.argsort()[::-1] if closeness[i] >= lowest]
+        if not near:
+            return None  # most passages end here, before spaCy reads them
+        facts = named_facts(text)
+        # Below the bar of meaning alone, two or more shared names and figures vouch for a match.
+        bar = lowest if len(facts) >= 2 else self.threshold
+        for i in near:
+            if closeness[i] >= bar and facts <= set(content_tokens(sentences[i])):
                 return (f"an article sentence already says this in other words (meaning {closeness[i]:.2f}), "
-                        f"with the same names, dates and numbers: \u201c{quoted}\u201d")
+                        f"with the same names, dates and numbers: \u201c{_short(sentences[i])}\u201d")
         return None
+
+
+def _short(sentence: str) -> str:
+    return sentence if len(sentence) <= 120 else sentence[:117] + "..."
 
 
 _CLAUSE_END = (",", ";", ":", "\u2014", "\u2013")
