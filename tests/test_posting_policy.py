@@ -162,3 +162,12 @@ def test_a_cycle_posts_no_more_than_the_weekly_cap_and_keeps_the_rest_pending(sc
     assert len(posted) == 1 and state.suggestions(page=scene["listed"], status="proposed")
     report, state, _ = run_cycle(s, [scene["listed"]])
     assert len(state.suggestions(page=scene["listed"], status="posted")) == 1, "the cap holds across cycles"
+
+
+def test_the_fact_line_skips_a_sentence_that_retells_the_article_in_other_words():
+    retold = ("The town is governed nowadays by a council of nine members together with an elected mayor. "
+              "The Brindlemouth regatta will move to 2 to 4 October 2026 because of quay repairs.")
+    # The first sentence has three words the article lacks ("nowadays", "together", "elected"), none news.
+    assert key_sentence(retold, ARTICLE).startswith("The Brindlemouth regatta will move")
+    news = "Rowan Pike leads the town council of nine members as mayor now. Turnout was 47 percent."
+    assert key_sentence(news, ARTICLE).startswith("Rowan Pike leads")  # a new name is news

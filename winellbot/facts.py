@@ -14,6 +14,10 @@ from winellbot.models import Article
 from winellbot.text import split_sentences, words
 
 SHORT_LINE_WORDS = 30
+# A sentence retells an article sentence when that one has this share of its words, the words cut to
+# their first letters (inflections and "-ly" aside: "followed", "following").
+RETOLD_SHARE = 0.6
+RETOLD_STEM = 5
 # A sentence of the article is named as possibly stale when this share of its words and figures
 # recur in the update, it states a figure, and the update brings a figure it lacks.
 STALE_SHARE = 0.4
@@ -46,8 +50,9 @@ def key_sentence(update_text: str, article: Article) -> str:
     """The update's sentence that carries its news, cut to one short line.
 
     News is written top down, so the first sentence that brings at least three things the article
-    lacks (figures new to it count double: they are usually the news) wins; failing that, the
-    sentence that brings the most.
+    lacks (figures new to it count double: they are usually the news) wins, unless it only retells
+    an article sentence (:func:`_retold`); failing that, the sentence that brings the most, retold
+    ones last.
     """
     known = terms(article.plain_text + " " + article.title)
     sentences = [s for s in split_sentences(strip_markup(update_text)) if s.strip()]
@@ -57,9 +62,25 @@ def key_sentence(update_text: str, article: Article) -> str:
     for sentence in sentences:
         t = terms(sentence)
         novelty.append(len(t.words - known.words) + 2 * len(t.figures - known.figures))
-    first = next((i for i, n in enumerate(novelty) if n >= 3), None)
-    best = first if first is not None else max(range(len(sentences)), key=lambda i: (novelty[i], -i))
+    fresh = [not _retold(s, article, known) if n else False for s, n in zip(sentences, novelty)]
+    first = next((i for i, n in enumerate(novelty) if n >= 3 and fresh[i]), None)
+    best = first if first is not None else max(range(len(sentences)), key=lambda i: (fresh[i], novelty[i], -i))
     return shorten(sentences[best])
+
+
+def _retold(sentence: str, article: Article, known: Terms) -> bool:
+    """Whether ``sentence`` says an article sentence again in other words: no figure or capitalised
+    name the article lacks, and one article sentence has :data:`RETOLD_SHARE` of its words, compared
+    by their first letters ("the railway reached the town in 1871, and the boatyards grew rapidly in
+    the decades that followed" retold as "the railway arrived in 1871 and the boatyards grew quickly
+    in the following decades": three words the article lacks, none of them news)."""
+    t = terms(sentence)
+    names = {tok for w in words(sentence)[1:] if w[:1].isupper() for tok in content_tokens(w)}
+    if t.figures - known.figures or not t.words or names - known.words - known.figures:
+        return False
+    own = {w[:RETOLD_STEM] for w in t.words}
+    return any(len(own & {w[:RETOLD_STEM] for w in terms(other).words}) >= RETOLD_SHARE * len(own)
+               for other in split_sentences(article.plain_text))
 
 
 def shorten(sentence: str, limit: int = SHORT_LINE_WORDS) -> str:
