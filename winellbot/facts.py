@@ -62,13 +62,18 @@ def key_sentence(update_text: str, article: Article) -> str:
     for sentence in sentences:
         t = terms(sentence)
         novelty.append(len(t.words - known.words) + 2 * len(t.figures - known.figures))
-    fresh = [not _retold(s, article, known) if n else False for s, n in zip(sentences, novelty)]
+    stems = [_stems(other) for other in split_sentences(article.plain_text)]
+    fresh = [not _retold(s, stems, known) if n else False for s, n in zip(sentences, novelty)]
     first = next((i for i, n in enumerate(novelty) if n >= 3 and fresh[i]), None)
     best = first if first is not None else max(range(len(sentences)), key=lambda i: (fresh[i], novelty[i], -i))
     return shorten(sentences[best])
 
 
-def _retold(sentence: str, article: Article, known: Terms) -> bool:
+def _stems(sentence: str) -> frozenset[str]:
+    return frozenset(w[:RETOLD_STEM] for w in terms(sentence).words)
+
+
+def _retold(sentence: str, article_stems: list[frozenset[str]], known: Terms) -> bool:
     """Whether ``sentence`` says an article sentence again in other words: no figure or capitalised
     name the article lacks, and one article sentence has :data:`RETOLD_SHARE` of its words, compared
     by their first letters ("the railway reached the town in 1871, and the boatyards grew rapidly in
@@ -78,9 +83,8 @@ def _retold(sentence: str, article: Article, known: Terms) -> bool:
     names = {tok for w in words(sentence)[1:] if w[:1].isupper() for tok in content_tokens(w)}
     if t.figures - known.figures or not t.words or names - known.words - known.figures:
         return False
-    own = {w[:RETOLD_STEM] for w in t.words}
-    return any(len(own & {w[:RETOLD_STEM] for w in terms(other).words}) >= RETOLD_SHARE * len(own)
-               for other in split_sentences(article.plain_text))
+    own = _stems(sentence)
+    return any(len(own & other) >= RETOLD_SHARE * len(own) for other in article_stems)
 
 
 def shorten(sentence: str, limit: int = SHORT_LINE_WORDS) -> str:

@@ -214,8 +214,6 @@ FACT_LABELS = frozenset({"PERSON", "ORG", "GPE", "LOC", "NORP", "FAC", "EVENT", 
 # decades" and "in the decades that followed" state the same, and "today" or "recent years" date
 # nothing a reader can check.
 VAGUE_LABELS = frozenset({"DATE", "TIME"})
-CALENDAR = frozenset("january february march april may june july august september october november december "
-                     "monday tuesday wednesday thursday friday saturday sunday".split())
 
 
 @functools.lru_cache(maxsize=4096)
@@ -223,10 +221,12 @@ def named_facts(text: str) -> frozenset[str]:
     """The content tokens (:func:`winellbot.text.content_tokens`) of the names, dates and numbers
     spaCy finds in ``text`` (of a date or time, its figures and month and day names), and of every
     token that reads as a number."""
+    from winellbot.gates.textnorm import MONTHS, WEEKDAYS
     from winellbot.text import content_tokens
 
+    calendar = WEEKDAYS.union(MONTHS)
     doc = english()(text)
     found = {t for ent in doc.ents if ent.label_ in FACT_LABELS for t in content_tokens(ent.text)
-             if ent.label_ not in VAGUE_LABELS or t in CALENDAR or any(c.isdigit() for c in t)}
+             if ent.label_ not in VAGUE_LABELS or t in calendar or any(c.isdigit() for c in t)}
     found.update(t for tok in doc if tok.like_num for t in content_tokens(tok.text))
     return frozenset(found)

@@ -38,7 +38,7 @@ from collections import Counter
 from functools import lru_cache
 
 from winellbot.gates.base import Gate
-from winellbot.gates.textnorm import STOP_WORDS, strip_markup, words
+from winellbot.gates.textnorm import MONTHS, STOP_WORDS, WEEKDAYS, strip_markup, words
 from winellbot.models import Article, GateFinding, Suggestion
 
 # Parts of names that name nothing on their own.
@@ -62,8 +62,7 @@ colonel lieutenant sergeant admiral commander professor doctor reverend bishop a
 coach chairman chairwoman director ambassador secretary chancellor title titles
 amendment constitution treaty accord agreement declaration charter resolution convention conference summit
 """.split())
-_CALENDAR = frozenset("""january february march april june july august september october november december
-monday tuesday wednesday thursday friday saturday sunday""".split())
+_CALENDAR = frozenset(MONTHS) - {"may"} | WEEKDAYS
 _DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")
 _TOPIC = re.compile(r"\s+(?:in|at|of|and|during|since|from|on|by)\s+\S.*$")
 _YEAR = re.compile(r"^\d{4}(?:[–-]\d{2,4})?\s+|\s+\d{4}(?:[–-]\d{2,4})?$")

@@ -26,6 +26,7 @@ from winellbot.gates.textnorm import (
     MONTH_ALIASES,
     NUMBER_WORDS,
     STOP_WORDS,
+    WEEKDAYS,
     ClaimWord,
     claim_words,
     is_content,
@@ -38,8 +39,7 @@ from winellbot.models import Article, GateFinding, Suggestion
 # Combining marks belong to the word: "Türkiye" written with a combining dot over its "i" is one name.
 _CAPITALISED = re.compile(r"(?<![\w'\u2019-])[A-Z][\w\u2019'.\u0300-\u036f-]*")
 # Capitalised words that open or decorate a sentence without naming anything.
-_NOT_NAMES = frozenset({"mr", "mrs", "ms", "dr", "st", "sir", "jr", "sr", "inc", "ltd", "co", "the",
-                        "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"})
+_NOT_NAMES = frozenset({"mr", "mrs", "ms", "dr", "st", "sir", "jr", "sr", "inc", "ltd", "co", "the"}) | WEEKDAYS
 
 
 def source_text(suggestion: Suggestion) -> tuple[str, str]:

@@ -46,6 +46,7 @@ yourselves also said says say would may might must shall since upon via per with
 
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
           "october", "november", "december")
+WEEKDAYS = frozenset(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))
 MONTH_ALIASES: dict[str, str] = {m: m for m in MONTHS}
 MONTH_ALIASES.update({m[:3]: m for m in MONTHS if m != "may"})
 MONTH_ALIASES["sept"] = "september"
