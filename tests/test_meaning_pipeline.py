@@ -158,3 +158,44 @@ def test_shared_figures_vouch_for_a_looser_paraphrase_and_other_figures_stay_new
     assert decision.action == "ignore", decision.reason
     other = harbour_update("The 2020 census counted 19,200 residents.")
     assert OfflineAggregator(restatements=restatements).aggregate(article, other, ()).action == "add"
+
+
+FESTIVAL = """Lanternfall is a festival of light, music and boats held in the old harbour of Quillhaven. It was first held in 1987.
+
+== Programme ==
+The festival opens with the launch of several hundred paper lanterns from the harbour wall.
+
+== Attendance ==
+About 35,000 people attended in 2024.
+"""
+
+
+def festival_update(text: str, section: str = "Programme") -> Update:
+    return Update(text=text, section_path=(section,), quote=text, document=DOC, score=1.0)
+
+
+def test_a_statement_joining_two_sentences_of_a_section_is_not_new(embedder):
+    # The year is in the lead's next sentence, not in the sentence that says the rest.
+    article = parse_simple_article("Lanternfall", FESTIVAL)
+    joined = festival_update("Lanternfall, the festival of light, music and boats in Quillhaven's old harbour, "
+                             "began in 1987.")
+    decision = OfflineAggregator(restatements=Restatements(embedder)).aggregate(article, joined, ())
+    assert decision.action == "ignore", decision.reason
+    assert "article section already says this" in decision.reason
+
+
+def test_a_figure_from_another_section_keeps_a_statement_new(embedder):
+    # 2024 is in the article, but not in the section of the sentence the statement is close to.
+    article = parse_simple_article("Lanternfall", FESTIVAL)
+    elsewhere = festival_update("Lanternfall, the festival of light, music and boats in Quillhaven's old harbour, "
+                                "began in 2024.")
+    assert OfflineAggregator(restatements=Restatements(embedder)).aggregate(article, elsewhere, ()).action == "add"
+
+
+def test_a_plural_number_word_matches_the_article_and_another_number_stays_new(embedder):
+    article = parse_simple_article("Lanternfall", FESTIVAL)
+    restatements = Restatements(embedder)
+    same = "The festival opens with the launch of hundreds of paper lanterns from the harbour wall."
+    assert restatements.find(article, same) is not None  # "hundreds" is "several hundred"
+    more = "The festival opens with the launch of thousands of paper lanterns from the harbour wall."
+    assert restatements.find(article, more) is None
