@@ -106,3 +106,30 @@ def test_pending_suggestions_are_rebuilt_from_state_with_the_same_id(tmp_path):
     assert again.edit == s.edit
     assert again.findings == s.findings
     assert again.update.quote == s.update.quote and again.section_path == ("History",)
+
+
+def test_a_rebuilt_suggestion_keeps_the_reason_it_was_made_with(tmp_path):
+    # The loop records the update placed by words; the pipeline's last looks place it again by
+    # meaning. What the reviewer reads ("Why this section") must be the final reason.
+    import dataclasses
+
+    path = tmp_path / "s.sqlite"
+    s = suggestion()
+    loop_update = dataclasses.replace(s.update, section_path=("Transport",),
+                                      reason="words best match section Transport")
+    final = dataclasses.replace(s, update=dataclasses.replace(s.update, reason="words best match section History"))
+    State(path).record_result(1, "Town", PipelineResult((final,), decisions=(Decision("add", loop_update, "new"),)))
+    [again] = State(path).pending("Town")
+    assert again.update.reason == "words best match section History"
+    assert again.section_path == ("History",)
+
+
+def test_a_suggestion_stored_before_its_reason_was_takes_the_loops_record(tmp_path):
+    path = tmp_path / "s.sqlite"
+    s = suggestion()
+    recorded = State(path)
+    recorded.record_result(1, "Town", PipelineResult((s,), decisions=(Decision("add", s.update, "new"),)))
+    recorded.db["updates"].update(s.update.key, {"reason": "placed by words"})
+    recorded.db["suggestions"].update(s.id, {"update_reason": None})  # as a row of an older version
+    [again] = State(path).pending("Town")
+    assert again.update.reason == "placed by words"

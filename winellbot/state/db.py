@@ -109,11 +109,18 @@ def _m004_hostile_sources(db: sqlite_utils.Database) -> None:
     db["sources"].add_column("hostile", str)
 
 
+def _m005_suggestion_reasons(db: sqlite_utils.Database) -> None:
+    # The reason of the update as the suggestion was made from it: the pipeline's last looks
+    # (placing again by meaning, widening) rewrite the reason the loop recorded with the update.
+    db["suggestions"].add_column("update_reason", str)
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite_utils.Database], None]]] = [
     ("001_initial", _m001_initial),
     ("002_post_links", _m002_post_links),
     ("003_review_pages", _m003_review_pages),
     ("004_hostile_sources", _m004_hostile_sources),
+    ("005_suggestion_reasons", _m005_suggestion_reasons),
 ]
 
 
@@ -269,7 +276,8 @@ class State:
             "id": s.id, "run_id": run_id, "page": s.article_title, "revid": s.revid,
             "section": " > ".join(s.section_path), "paragraph_index": s.paragraph_index,
             "old_paragraph": e.old_paragraph, "new_paragraph": e.new_paragraph,
-            "added_text": e.added_text, "update_text": s.update.text, "quoted": int(e.quoted),
+            "added_text": e.added_text, "update_text": s.update.text, "update_reason": s.update.reason,
+            "quoted": int(e.quoted),
             "citation": json.dumps(e.citation.__dict__),
             "quote": s.update.quote, "url": s.update.document.url,
             "status": "held" if s.blocked else "proposed", "created": now(), "updated": now(),
@@ -305,11 +313,11 @@ class State:
         document = Document(id="", url=row["url"] or citation.url, title=citation.title, text="",
                             published=citation.date or None, publisher=citation.work or None)
         path = tuple(p for p in (row["section"] or "").split(" > ") if p)
-        update = Update(row["update_text"], path, row["quote"] or "", document)
-        # The placement's reason lives with the kept update (the updates table), keyed as Update.key.
-        kept = list(self.db["updates"].rows_where("key = ?", [update.key], select="reason"))
-        if kept and kept[0]["reason"]:
-            update = dataclasses.replace(update, reason=kept[0]["reason"])
+        update = Update(row["update_text"], path, row["quote"] or "", document, reason=row.get("update_reason") or "")
+        if not update.reason:  # a row from before migration 005: the loop's record of the update
+            kept = list(self.db["updates"].rows_where("key = ?", [update.key], select="reason"))
+            if kept and kept[0]["reason"]:
+                update = dataclasses.replace(update, reason=kept[0]["reason"])
         edit = Edit(row["old_paragraph"] or "", row["new_paragraph"] or "", row["added_text"] or "", citation,
                     quoted=bool(row["quoted"]))
         findings = tuple(GateFinding(r["gate"], r["severity"], r["message"])
