@@ -15,7 +15,7 @@ import re
 from functools import lru_cache
 
 from winellbot.gates.base import Gate
-from winellbot.gates.textnorm import content_tokens, strip_markup
+from winellbot.gates.textnorm import content_tokens, singulars, strip_markup
 from winellbot.models import Article, GateFinding, Suggestion
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -25,8 +25,7 @@ _BLOCKING_STATUSES = ("rejected", "accepted", "posted", "proposed")
 
 def token_set(text: str) -> frozenset[str]:
     """Content words of ``text``, folded, with a plural ``s`` dropped."""
-    return frozenset(t[:-1] if t.isalpha() and len(t) > 3 and t.endswith("s") else t
-                     for t in content_tokens(strip_markup(text)))
+    return singulars(content_tokens(strip_markup(text)))
 
 
 @lru_cache(maxsize=16)

@@ -153,6 +153,11 @@ def content_tokens(text: str) -> list[str]:
     return [t for t in words(text) if is_content(t)]
 
 
+def singulars(tokens: Iterable[str]) -> frozenset[str]:
+    """Tokens with a plural ``s`` dropped from words of four letters or more ("hundreds" -> "hundred")."""
+    return frozenset(t[:-1] if t.isalpha() and len(t) > 3 and t.endswith("s") else t for t in tokens)
+
+
 def alternatives(token: str, *, compound: bool = False) -> tuple[str, ...]:
     """Spellings of one folded token that count as the same word in a source.
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from winellbot.gates.textnorm import singulars
 from winellbot.models import Article, Update
 from winellbot.pipeline.offline import profile
 from winellbot.pipeline.pagetext import unglue
@@ -51,25 +52,21 @@ class MeaningPlacer:
 
 
 @per_article
-def article_sentences(article: Article) -> tuple[str, ...]:
-    """Every sentence of the article with content words, lead included."""
-    return tuple(s for sec in article.sections for para in sec.paragraphs
-                 for s in split_sentences(para.text) if content_tokens(s))
-
-
-@per_article
-def sentence_sections(article: Article) -> tuple[frozenset[str], ...]:
-    """For each of :func:`article_sentences`, the folded content tokens of its section's prose."""
+def _sentences_in_sections(article: Article) -> tuple[tuple[str, frozenset[str]], ...]:
+    """Every sentence of the article with content words, lead included, each with the content
+    tokens of its section's prose (:func:`winellbot.gates.textnorm.singulars`: "hundreds" is
+    "several hundred")."""
     out = []
     for sec in article.sections:
-        tokens = folded(content_tokens(" ".join(para.text for para in sec.paragraphs)))
-        out.extend(tokens for para in sec.paragraphs for s in split_sentences(para.text) if content_tokens(s))
+        section = singulars(content_tokens(" ".join(para.text for para in sec.paragraphs)))
+        out.extend((s, section) for para in sec.paragraphs for s in split_sentences(para.text) if content_tokens(s))
     return tuple(out)
 
 
-def folded(tokens) -> frozenset[str]:
-    """Tokens with a plural's ``s`` dropped (not a figure's): "hundreds" is "several hundred"."""
-    return frozenset(t[:-1] if t.endswith("s") and len(t) > 3 and not t[0].isdigit() else t for t in tokens)
+@per_article
+def article_sentences(article: Article) -> tuple[str, ...]:
+    """Every sentence of the article with content words, lead included."""
+    return tuple(s for s, _ in _sentences_in_sections(article))
 
 
 class Restatements:
@@ -125,7 +122,6 @@ class Restatements:
     def _restating(self, article: Article, text: str) -> str | None:
         from winellbot.meaning import named_facts
 
-        sentences = article_sentences(article)
         closeness = self._vectors(article) @ self.embedder.embed([text])[0]
         lowest = min(self.threshold, self.named_threshold)
         near = [i for i in closeness.argsort()[::-1] if closeness[i] >= lowest]
@@ -134,17 +130,17 @@ class Restatements:
         facts = named_facts(text)
         # Below the bar of meaning alone, two or more shared names and figures vouch for a match.
         bar = lowest if len(facts) >= 2 else self.threshold
-        sections = sentence_sections(article)
         for i in near:
-            if closeness[i] >= bar and facts <= set(content_tokens(sentences[i])):
+            sentence, section = _sentences_in_sections(article)[i]
+            if closeness[i] >= bar and facts <= set(content_tokens(sentence)):
                 return (f"an article sentence already says this in other words (meaning {closeness[i]:.2f}), "
-                        f"with the same names, dates and numbers: \u201c{_short(sentences[i])}\u201d")
+                        f"with the same names, dates and numbers: \u201c{_short(sentence)}\u201d")
             # A retelling often joins what one section says in two sentences ("began in 1987", where
             # the lead gives the year in its next sentence): at full closeness, that sentence's
             # section may hold the names.
-            if closeness[i] >= self.threshold and folded(facts) <= sections[i]:
+            if closeness[i] >= self.threshold and singulars(facts) <= section:
                 return (f"an article section already says this in other words (meaning {closeness[i]:.2f} "
-                        f"with its sentence \u201c{_short(sentences[i])}\u201d), with the same names, dates "
+                        f"with its sentence \u201c{_short(sentence)}\u201d), with the same names, dates "
                         f"and numbers")
         return None
 
