@@ -89,7 +89,8 @@ def test_summary_counts_suggestions_per_gate_and_severity():
 
 
 def test_default_chain_order_and_no_heavy_imports():
-    assert default_gates().names == ("sources", "hostile", "subject", "support", "copying", "style", "duplicates")
+    assert default_gates().names == ("sources", "hostile", "language", "subject", "support", "copying", "style",
+                                     "duplicates")
     code = ("import sys; from winellbot.gates import default_gates; c = default_gates(); "
             "assert 'torch' not in sys.modules and 'transformers' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -121,3 +121,23 @@ def test_a_dead_search_server_is_recorded_and_the_loop_ends_cleanly():
     result = loop.run(ARTICLE, CRITERIA, DeadSearch(), None)
     assert result.stopped_because == "too many empty iterations"
     assert result.errors == ("search failed: connection refused by search.example",) * 2
+
+
+class PdfNavigator(CountingNavigator):
+    """Result 1 is a PDF file's bytes served as text (as scraped search results sometimes are)."""
+
+    def navigate(self, article, criteria, memory, search):
+        step = super().navigate(article, criteria, memory, search)
+        if step.chosen is not None and step.chosen.url.endswith("/1"):
+            pdf = Document("d1", step.chosen.url, "t1", "%PDF-1.4\n%\ufffd\ufffd\n1 0 obj\n<< /Filter /FlateDecode >>")
+            step = NavigationStep(step.query, SearchResult(pdf.url, "t1", document=pdf), step.reason)
+        return step
+
+
+def test_a_pdf_read_as_text_is_not_extracted_and_its_step_says_why():
+    loop = UpdateAggregationLoop(PdfNavigator(3), OneFactExtractor(), VerdictAggregator([]),
+                                 max_iterations=5, max_empty=3)
+    result = loop.run(ARTICLE, CRITERIA, NoSearch(), None)
+    assert [u.text for u in result.kept] == ["fact 0", "fact 2"]
+    assert result.steps[1].reason == "next; not read: the raw bytes of a PDF file, not its text"
+    assert result.errors == ()

@@ -220,7 +220,7 @@ def build_gates(settings: Settings, state: State | None, client=None):
     from winellbot.gates import default_gates
 
     judge_model = settings.llm.stage_models.get("judge", "") if client is not None else ""
-    return default_gates(state=state, client=client, judge_model=judge_model)
+    return default_gates(state=state, client=client, judge_model=judge_model, language=settings.wiki.language)
 
 
 @dataclass

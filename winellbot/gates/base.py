@@ -107,18 +107,21 @@ def default_gates(
     domains_path: str | Path | None = None,
     words_path: str | Path | None = None,
     judge_model: str = "",
+    language: str = "en",
 ) -> GateChain:
-    """The standard chain: sources, hostile, subject, support, copying, style, duplicates (+ the judge
-    with a client).
+    """The standard chain: sources, hostile, language, subject, support, copying, style, duplicates
+    (+ the judge with a client).
 
     ``state`` (a :class:`winellbot.state.db.State`) lets the duplicate gate see
     earlier suggestions; ``client`` (a :class:`winellbot.llm.client.ModelClient`)
     adds the model judge of source support; ``domains_path`` and ``words_path``
-    name TOML files that add to or override the shipped domain and word lists.
+    name TOML files that add to or override the shipped domain and word lists; ``language`` is the
+    wiki's (ISO 639-1): text in another is held.
     """
     from winellbot.gates.copying import CopyingGate
     from winellbot.gates.duplicates import DuplicatesGate
     from winellbot.gates.hostile import HostileGate
+    from winellbot.gates.language import LanguageGate
     from winellbot.gates.sources import SourcesGate
     from winellbot.gates.style import StyleGate
     from winellbot.gates.subject import SubjectGate
@@ -127,6 +130,7 @@ def default_gates(
     gates: list[Gate] = [
         SourcesGate(extra_path=domains_path),
         HostileGate(state=state),
+        LanguageGate(language),
         SubjectGate(),
         SupportGate(),
         CopyingGate(),

@@ -12,8 +12,9 @@ import logging
 from dataclasses import dataclass, replace
 
 from winellbot.errors import FetchError, SearchError
-from winellbot.models import Article, Decision, NavigationStep, SectionCriteria, Update
+from winellbot.models import Article, Decision, Document, NavigationStep, SectionCriteria, Update
 from winellbot.pipeline.interface import Aggregator, Extractor, Fetcher, Memory, Navigator, SearchBackend
+from winellbot.text import not_text
 
 log = logging.getLogger(__name__)
 
@@ -52,47 +53,49 @@ class UpdateAggregationLoop:
         empty = 0
         stopped = "iteration bound"
         for _ in range(self.max_iterations):
+            gained = False
             try:
                 step = self.navigator.navigate(article, criteria, memory, search)
             except SearchError as exc:  # a dead search server is recorded, never fatal
                 errors.append(f"search failed: {exc}")
-                empty += 1
-                if empty >= self.max_empty:
-                    stopped = "too many empty iterations"
-                    break
-                continue
-            steps.append(step)
-            memory = replace(memory, queries=memory.queries + (step.query,))
-            if step.chosen is None:
-                if step.final:
+                step = None
+            if step is not None:
+                steps.append(step)
+                memory = replace(memory, queries=memory.queries + (step.query,))
+                if step.chosen is None and step.final:
                     stopped = "navigator found nothing new"
                     break
-                empty += 1
-                if empty >= self.max_empty:
-                    stopped = "too many empty iterations"
-                    break
-                continue
-            memory = replace(memory, read_urls=memory.read_urls + (step.chosen.url,))
-            document = step.chosen.document
-            if document is None:
-                if fetcher is None:
-                    errors.append(f"no fetcher for {step.chosen.url}")
-                    continue
-                try:
-                    document = fetcher.fetch(step.chosen)
-                except FetchError as exc:
-                    errors.append(f"fetch failed: {step.chosen.url}: {exc}")
-                    empty += 1
-                    if empty >= self.max_empty:
-                        stopped = "too many empty iterations"
-                        break
-                    continue
-            memory, gained = self._aggregate(article, criteria, document, memory)
+            if step is not None and step.chosen is not None:
+                memory = replace(memory, read_urls=memory.read_urls + (step.chosen.url,))
+                document = self._read(step, fetcher, steps, errors)
+                if document is not None:
+                    memory, gained = self._aggregate(article, criteria, document, memory)
             empty = 0 if gained else empty + 1
             if empty >= self.max_empty:
                 stopped = "too many empty iterations"
                 break
         return LoopResult(memory.kept, memory, tuple(steps), tuple(errors), stopped)
+
+    @staticmethod
+    def _read(step: NavigationStep, fetcher: Fetcher | None, steps: list[NavigationStep],
+              errors: list[str]) -> Document | None:
+        """The chosen result's document, or None with the reason recorded (a failed fetch in ``errors``;
+        a file's bytes served as text, which holds nothing to quote, in the step's reason)."""
+        document = step.chosen.document
+        if document is None:
+            if fetcher is None:
+                errors.append(f"no fetcher for {step.chosen.url}")
+                return None
+            try:
+                document = fetcher.fetch(step.chosen)
+            except FetchError as exc:
+                errors.append(f"fetch failed: {step.chosen.url}: {exc}")
+                return None
+        problem = not_text(document.text)
+        if problem:
+            steps[-1] = replace(step, reason=f"{step.reason}; not read: {problem}".lstrip("; "))
+            return None
+        return document
 
     def _aggregate(self, article, criteria, document, memory: Memory) -> tuple[Memory, bool]:
         gained = False
