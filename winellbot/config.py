@@ -88,7 +88,7 @@ class WikiSettings:
     max_wait: float = setting(60.0, above=0)
     content_namespaces: list[int] = setting(factory=lambda: [0], at_least=0)  # only these are articles
     message_type: str = "winellbot"  # what {{bots|optout=...}} names to opt out of this bot's messages
-    # The wiki's language (ISO 639-1): a suggestion whose text is in another is held (gates/language.py)
+    # The wiki's language (ISO 639-1 code): a suggestion whose text is in another is held (gates/language.py)
     language: str = "en"
 
     @property
