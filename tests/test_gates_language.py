@@ -5,7 +5,7 @@ import pytest
 
 from winellbot.errors import ConfigError
 from winellbot.gates import default_gates
-from winellbot.gates.language import LanguageGate
+from winellbot.gates.language import FUNCTION_SHARE, SURE, LanguageGate, function_share, language_of
 from winellbot.models import Article, Citation, Document, Edit, Suggestion, Update
 from winellbot.text import not_text
 
@@ -36,12 +36,31 @@ def test_a_passage_in_another_language_is_held_and_named(text, code):
     assert f"({code}," in findings[0].message and "(en)" in findings[0].message
 
 
-def test_english_prose_and_an_english_list_of_names_pass():
-    gate = LanguageGate("en")
-    assert gate.check(ARTICLE, make(ENGLISH)) == []
-    # names read as a foreign language to the identifier; English function words keep the passage
-    names = "The cast includes Marco Bellandi as Pius IX, Livia Tosetti and Carla Ronchetti in the lead roles."
-    assert gate.check(ARTICLE, make(names)) == []
+def test_english_prose_passes():
+    assert LanguageGate("en").check(ARTICLE, make(ENGLISH)) == []
+
+
+def test_english_words_keep_a_passage_the_identifier_is_sure_is_foreign():
+    # Italian dish names make the identifier sure it is Italian; a third of the words are English
+    # function words, so it is an English sentence about Italian food.
+    menu = ("The menu at the Trattoria da Gino includes tagliatelle al ragu, risotto alla milanese, "
+            "ossobuco e gremolata and tiramisu della casa, and it has been so since 1987.")
+    found, sure = language_of(menu)
+    assert found != "en" and sure >= SURE and function_share(menu) >= FUNCTION_SHARE
+    assert LanguageGate("en").check(ARTICLE, make(menu)) == []
+
+
+def test_a_list_of_names_the_identifier_is_unsure_of_passes():
+    names = "Vincenzo Bellandi Marta Corradini Giulio Ferretti Paola Santini Lorenzo Baldini Chiara Marchetti"
+    found, sure = language_of(names)
+    assert found != "en" and sure < SURE and function_share(names) < FUNCTION_SHARE
+    assert LanguageGate("en").check(ARTICLE, make(names)) == []
+
+
+def test_codes_with_no_language_are_held_as_page_furniture():
+    codes = "kq7vz3 id90412 trwx8hb2mqe9 pzl4 9fjx 2kdq wv7u"
+    findings = LanguageGate("en").check(ARTICLE, make(codes))
+    assert [f.severity for f in findings] == ["hold"] and "not prose in any language" in findings[0].message
 
 
 def test_the_wiki_language_decides_which_text_is_foreign():
@@ -54,6 +73,16 @@ def test_bytes_decoded_as_text_are_held():
     garbage = "stream x\ufffd\ufffdB\x15\ufffdz\ufffdD\ufffd+\ufffd\ufffd=vq\ufffd\x0eLs\ufffdq " * 3
     findings = LanguageGate("en").check(ARTICLE, make(garbage))
     assert [f.severity for f in findings] == ["hold"] and "not words" in findings[0].message
+    # one undecodable byte in otherwise good English is enough: it would be posted as it is
+    findings = LanguageGate("en").check(ARTICLE, make(ENGLISH.replace("two-year", "two\ufffdyear")))
+    assert [f.severity for f in findings] == ["hold"] and "1 unreadable character" in findings[0].message
+
+
+def test_an_empty_language_turns_the_language_check_off_but_not_the_bytes_check():
+    gate = LanguageGate("")
+    assert gate.check(ARTICLE, make(DUTCH)) == []
+    assert [f.severity for f in gate.check(ARTICLE, make(ENGLISH + " \ufffd"))] == ["hold"]
+    assert LanguageGate(" NL ").check(ARTICLE, make(DUTCH)) == []  # the code is read as written in the config
 
 
 def test_an_unknown_language_code_is_a_config_error():

@@ -141,3 +141,26 @@ def test_a_pdf_read_as_text_is_not_extracted_and_its_step_says_why():
     assert [u.text for u in result.kept] == ["fact 0", "fact 2"]
     assert result.steps[1].reason == "next; not read: the raw bytes of a PDF file, not its text"
     assert result.errors == ()
+
+
+class AllPdfNavigator(CountingNavigator):
+    def navigate(self, article, criteria, memory, search):
+        step = super().navigate(article, criteria, memory, search)
+        pdf = Document("d9", step.chosen.url, "t", "%PDF-1.7\n%\ufffd\ufffd")
+        return NavigationStep(step.query, SearchResult(pdf.url, "t", document=pdf), step.reason)
+
+
+def test_pages_not_read_count_as_empty_iterations():
+    loop = UpdateAggregationLoop(AllPdfNavigator(100), OneFactExtractor(), VerdictAggregator([]),
+                                 max_iterations=10, max_empty=3)
+    result = loop.run(ARTICLE, CRITERIA, NoSearch(), None)
+    assert result.stopped_because == "too many empty iterations" and len(result.steps) == 3
+    assert result.kept == ()
+
+
+def test_results_without_a_fetcher_are_recorded_and_count_as_empty_iterations():
+    loop = UpdateAggregationLoop(CountingNavigator(100, with_documents=False), OneFactExtractor(),
+                                 VerdictAggregator([]), max_iterations=10, max_empty=2)
+    result = loop.run(ARTICLE, CRITERIA, NoSearch(), None)
+    assert result.stopped_because == "too many empty iterations" and len(result.steps) == 2
+    assert result.errors == ("no fetcher for https://news.example/0", "no fetcher for https://news.example/1")

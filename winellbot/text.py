@@ -183,13 +183,19 @@ def clean_suggestion_text(text: str, max_words: int = 100) -> str:
 _UNREADABLE_SHARE = 0.05
 
 
+def unreadable(text: str) -> int:
+    """How many characters of ``text`` are U+FFFD, control (other than line breaks and tabs) or
+    private-use characters: bytes decoded as text, never a page's own words."""
+    return sum(1 for ch in text
+               if ch == "\ufffd" or (ch < " " and ch not in "\n\r\t") or "\ue000" <= ch <= "\uf8ff")
+
+
 def not_text(text: str) -> str:
     """Why ``text`` is a file's raw bytes rather than a page's words ("" when it is text)."""
     head = text.lstrip()[:5000]
     if head.startswith("%PDF-"):
         return "the raw bytes of a PDF file, not its text"
-    bad = sum(1 for ch in head if ch == "\ufffd" or (ch < " " and ch not in "\n\r\t")
-              or "\ue000" <= ch <= "\uf8ff")
+    bad = unreadable(head)
     if head and bad / len(head) > _UNREADABLE_SHARE:
         return f"{bad / len(head):.0%} of its first characters are unreadable bytes"
     return ""

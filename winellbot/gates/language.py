@@ -15,8 +15,13 @@ for an English wiki, the passage has few English function words (under 15%: the 
 paragraphs of 40 words or more have a median of 40% and 95 in 100 have a quarter or more; the
 Dutch, Italian, French and German passages the back-test proposed have 0-7%).
 
-A passage with unreadable characters (bytes of a file decoded as text) is held too: the loop
-already skips pages that are mostly bytes, this catches the few that carry some.
+A passage with any unreadable character (bytes of a file decoded as text: U+FFFD, control or
+private-use characters) is held too: the loop already skips pages that are mostly bytes, this
+catches a page that carries some.
+
+The function-word condition exists for English only; on a wiki in another language a list of names
+may be held as Latin. ``[wiki] language = ""`` turns the language check off (the bytes check stays),
+for a wiki whose language the identifier does not know.
 """
 from __future__ import annotations
 
@@ -26,7 +31,7 @@ from winellbot.errors import ConfigError
 from winellbot.gates.base import Gate
 from winellbot.gates.textnorm import STOP_WORDS, strip_markup, words
 from winellbot.models import Article, GateFinding, Suggestion
-from winellbot.text import not_text
+from winellbot.text import unreadable
 
 SURE = 0.9             # the identifier's probability for the other language
 FUNCTION_SHARE = 0.15  # English function words below which a passage is not English prose
@@ -56,18 +61,20 @@ class LanguageGate(Gate):
     name = "language"
 
     def __init__(self, language: str = "en") -> None:
-        known = identifier().nb_classes
-        if language not in known:
+        language = language.strip().lower()
+        known = identifier().nb_classes if language else ()
+        if language and language not in known:
             raise ConfigError(f"wiki.language {language!r} is not a language the identifier knows "
-                              f"(codes: {', '.join(sorted(set(known)))})")
+                              f"(codes: {', '.join(sorted(set(known)))}; \"\" turns the check off)")
         self.language = language
 
     def check(self, article: Article, suggestion: Suggestion) -> list[GateFinding]:
         text = strip_markup(suggestion.edit.added_text)
-        problem = not_text(text)
-        if problem:
-            return [self.finding("hold", f"the added text is not words: {problem}")]
-        if not words(text):
+        bad = unreadable(text)
+        if bad:
+            return [self.finding("hold", f"the added text holds {bad} unreadable character(s): bytes of a file "
+                                         "decoded as text, not words")]
+        if not self.language or not words(text):
             return []
         found, sure = language_of(text)
         if found == self.language or sure < SURE:
