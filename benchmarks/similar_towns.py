@@ -78,8 +78,9 @@ def towns(pages: int, with_news: int) -> tuple[list[tuple[str, str]], list]:
     return articles, docs
 
 
-def run(pages: int, with_news: int) -> dict:
-    """Per town, the documents of the suggestions that no gate stopped; then the two counts."""
+def run(pages: int, with_news: int, acceptability_threshold: float = -1.0) -> dict:
+    """Per town, the documents of the suggestions that no gate stopped; then the two counts.
+    ``acceptability_threshold`` 0 lets the acceptability score hold nothing (the subject gate alone)."""
     from winellbot import factory
     from winellbot.article import parse_article
     from winellbot.config import Settings
@@ -88,6 +89,7 @@ def run(pages: int, with_news: int) -> dict:
     from winellbot.state.db import State
 
     settings = Settings()
+    settings.pipeline.acceptability_threshold = acceptability_threshold
     pipeline, gates = factory.build_pipeline(settings), factory.build_gates(settings, State())
     articles, docs = towns(pages, with_news)
     corpus = LocalCorpus()

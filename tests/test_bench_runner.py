@@ -11,6 +11,14 @@ from winellbot.pipeline.pipeline import Pipeline
 
 build_offline_pipeline = pipeline_factory(Settings())  # the pipeline as deployed
 
+
+def every_gate():
+    """The deployed gates with the acceptability score's bar at 0: these tests are about the runner,
+    not about which of a made-up task's facts the score would post (tests/test_acceptability.py)."""
+    from winellbot.gates import default_gates
+
+    return default_gates(acceptability_threshold=0.0)
+
 SENTINEL = "ZQXSENTINELQZX"
 
 
@@ -73,7 +81,7 @@ def test_runner_never_passes_held_out_or_origins(tmp_path):
 
 def test_runner_writes_suggestions_in_the_bench_format(tmp_path):
     write_task(tmp_path / "t.json", held_text="On its first day the bridge carried 5,000 cars.")
-    lines = run_backtest(tmp_path, None, pipeline_factory=build_offline_pipeline, progress=False)
+    lines = run_backtest(tmp_path, None, pipeline_factory=build_offline_pipeline, progress=False, gates=every_gate())
     assert 1 <= len(lines) <= 5
     first = lines[0]
     assert first["task"] == "wgb-1"
@@ -87,7 +95,8 @@ def test_oracle_mode_gives_the_held_out_sentences_as_documents_only(tmp_path):
     view = oracle_view(task)
     assert [d.text for d in view.documents] == ["The bridge carried 5,000 cars on day one."]
     assert "History" not in repr(view.documents)  # the section does not travel
-    lines = run_backtest(tmp_path, None, pipeline_factory=build_offline_pipeline, oracle=True, progress=False)
+    lines = run_backtest(tmp_path, None, pipeline_factory=build_offline_pipeline, oracle=True, progress=False,
+                         gates=every_gate())
     assert lines and lines[0]["text"].startswith("The bridge carried 5,000 cars")
 
 
@@ -109,7 +118,7 @@ def test_tasks_in_two_processes_give_the_lines_of_one(tmp_path):
         settings.pipeline.embedding_cache = str(tmp_path / f"embeddings-{jobs}.sqlite")
         gate_stats, embedded, skips = Counter(), Counter(), {}
         lines = run_tasks(tasks, None, pipeline_factory=pipeline_factory(settings), progress=False, jobs=jobs,
-                          gate_stats=gate_stats, embeddings=embedded, skips=skips)
+                          gate_stats=gate_stats, embeddings=embedded, skips=skips, gates=every_gate())
         runs[jobs] = (lines, gate_stats, embedded["computed"] + embedded["cached"], skips)
     assert {line["task"] for line in runs[1][0]} == {"wgb-1", "wgb-2"}
     assert runs[2][0] == runs[1][0]  # same lines, same order

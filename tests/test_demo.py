@@ -165,11 +165,19 @@ def test_every_other_page_of_the_demo_renders_without_red_links_or_raw_template_
 def test_edit_style_previews_render_without_cite_errors(demo_edit):
     _, _, base = demo_edit
     targets = [f"Talk:{a['title']}" if a["opt_in"] else f"User:{BOT}/Queue/{a['title']}" for a in ARTICLES]
+    from winellbot.wiki.render import split_blocks
+
+    forms = []
     for title in targets:
-        # The offline backend's suggestions are its sources' own sentences, over the copying limit:
-        # shown as the fact and the source's words, never as a paragraph to paste (issue 14).
-        text = raw(base, title)
-        assert "none is proposed" in text and "How the new paragraph would read" not in text
+        # The offline backend's suggestions are its sources' own sentences: one that copies a run of
+        # the source over the copying limit is shown as the fact and the source's words, never as a
+        # paragraph to paste (issue 14; render_suggestion decides, tests/test_posting_render.py); a
+        # shorter one may be previewed in its paragraph.
+        for _, block in split_blocks(raw(base, title))[1]:
+            copied, preview = "none is proposed" in block, "How the new paragraph would read" in block
+            assert copied != preview, block[:300]
+            forms.append(copied)
+    assert any(forms), "the demo's long source sentences are shown as the source's words"
     shown = targets[:1] + targets[2:3]  # one talk page and one queue page in the browser, the rest as served
     assert {t: problems(render(base, t)) for t in shown} == {t: [] for t in shown}
     assert {t: problems(served(base, t)) for t in targets} == {t: [] for t in targets}

@@ -287,7 +287,9 @@ def test_the_sample_datas_cycle_proposes_nothing_about_another_subject():
         article = parse_article(entry["title"], entry["wikitext"])
         result = propose_checked(pipeline, gates, article, search, limit=settings.pipeline.max_suggestions)
         postable += [(article.title, s.update.document.id) for s in result.suggestions if not s.blocked]
-    assert len(postable) >= 12, postable
+    # The acceptability score posts the likeliest to be used and holds the rest (8 of the candidates
+    # that the other gates pass, when this was written): fewer, but never none.
+    assert len(postable) >= 6, postable
     off = [(title, doc, subjects[doc]) for title, doc in postable if subjects[doc] != title]
     assert off == []
     assert all(doc != "news-14" for _, doc in postable), "the hostile page is never proposed"
@@ -304,6 +306,6 @@ def test_similar_town_articles_get_no_other_towns_news():
         from similar_towns import run
     finally:
         sys.path.pop(0)
-    r = run(40, 8)
+    r = run(40, 8, acceptability_threshold=0.0)  # the subject gate's work, not the score's
     assert r["wrong"] == {}
     assert len(r["own"]) == 8, "each town with news still gets its own"

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -132,9 +133,10 @@ def test_dry_runs_change_nothing_and_show_what_the_real_run_posts(town, site, lo
     assert sorted(ids_on(site, f"Talk:{one}")) == sorted(printed_ids(dry[0].stdout))
 
     def shown(out: str, name: str) -> list[str]:
+        # the acceptability estimate moves with the towns' made-up names (their digits are figures)
         slug = name.lower().replace(" ", "-")
-        return [line.replace(name, "TOWN").replace(slug, "town") for line in out.splitlines()
-                if not line.startswith(("== ", "run "))]
+        return [re.sub(r"uses it: [0-9.]+", "uses it: N", line.replace(name, "TOWN").replace(slug, "town"))
+                for line in out.splitlines() if not line.startswith(("== ", "run "))]
 
     assert shown(real.stdout, one) == shown(alone.stdout, twin)
     state = State(state_path)

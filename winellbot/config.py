@@ -126,6 +126,10 @@ class PipelineSettings:
     # beside the state database (winellbot.sqlite -> winellbot.embeddings.sqlite).
     embedding_cache: str = ""
     model_threads: int = setting(2, at_least=1)  # torch threads for the embedding model (more than the cores only contend)
+    # The acceptability score that decides what is posted (winellbot/gates/acceptability.py): an
+    # operator's refit instead of the shipped model, and a bar other than the model's own (-1).
+    acceptability_model: str = setting("", path="file")
+    acceptability_threshold: float = setting(-1.0, at_least=-1.0)
 
     def embedding_cache_path(self, state_path: str) -> Path:
         return Path(self.embedding_cache) if self.embedding_cache else Path(state_path).with_suffix(".embeddings.sqlite")

@@ -220,7 +220,11 @@ def build_gates(settings: Settings, state: State | None, client=None):
     from winellbot.gates import default_gates
 
     judge_model = settings.llm.stage_models.get("judge", "") if client is not None else ""
-    return default_gates(state=state, client=client, judge_model=judge_model, language=settings.wiki.language)
+    p = settings.pipeline
+    return default_gates(state=state, client=client, judge_model=judge_model, language=settings.wiki.language,
+                         acceptability_path=p.acceptability_model or None,
+                         acceptability_threshold=None if p.acceptability_threshold < 0 else p.acceptability_threshold,
+                         backend=p.backend)
 
 
 @dataclass

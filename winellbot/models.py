@@ -199,6 +199,7 @@ class GateFinding:
     gate: str
     severity: Severity
     message: str
+    value: float | None = None  # a measurement the finding reports (the acceptability estimate)
 
 
 @dataclass(frozen=True)
@@ -221,6 +222,11 @@ class Suggestion:
     @property
     def blocked(self) -> bool:
         return any(f.severity in ("block", "hold") for f in self.findings)
+
+    @property
+    def estimate(self) -> float | None:
+        """The acceptability gate's estimate that an editor uses it, when that gate ran."""
+        return next((f.value for f in self.findings if f.gate == "acceptability" and f.value is not None), None)
 
 
 @dataclass(frozen=True)

@@ -46,34 +46,48 @@ def oracle_view(task: Task) -> BotTask:
 
 
 def run_task(task_id: str, bot_task: BotTask, pipeline: Pipeline, gates=None,
-             gate_stats: Counter | None = None) -> list[dict]:
-    """The suggestions lines of one task (at most five that no gate stopped, best first).
+             gate_stats: Counter | None = None, held: list[dict] | None = None,
+             limit: int | None = MAX_PER_TASK) -> list[dict]:
+    """The suggestions lines of one task (at most ``limit`` that no gate stopped, best first).
 
-    ``gate_stats``, when given, counts per gate the suggestions it stopped (held or blocked).
+    ``gate_stats``, when given, counts per gate the suggestions it stopped (held or blocked);
+    ``held`` receives their lines, each with the findings that stopped it (``held``).
     """
     corpus = LocalCorpus()
     corpus.add(bot_task.documents)
     article = article_from_task(bot_task)
-    result = propose_checked(pipeline, gates, article, corpus, limit=MAX_PER_TASK)
+    result = propose_checked(pipeline, gates, article, corpus, limit=limit)
     if gate_stats is not None:
         for s in result.suggestions:
             gate_stats["checked"] += 1
             for gate in sorted({f.gate for f in s.findings if f.severity in ("hold", "block")}):
                 gate_stats[gate] += 1
-    return [suggestion_line(task_id, s) for s in result.suggestions if not s.blocked]
+    if held is not None:
+        held.extend({**suggestion_line(task_id, s, article),
+                     "held": [f"{f.gate}: {f.message}" for f in s.findings if f.severity in ("hold", "block")]}
+                    for s in result.suggestions if s.blocked)
+    return [suggestion_line(task_id, s, article) for s in result.suggestions if not s.blocked]
 
 
-def suggestion_line(task_id: str, s: Suggestion) -> dict:
-    """One line of the bench README's suggestions format, plus the paragraphs for token change."""
+def suggestion_line(task_id: str, s: Suggestion, article=None) -> dict:
+    """One line of the bench README's suggestions format, plus what a reviewer would be shown (the
+    fact, its source and quote), the paragraphs for token change, the acceptability estimate and,
+    with ``article``, the measurements it rests on (what ``winellbot fit acceptability`` reads)."""
+    from winellbot.gates.acceptability import features
+
     return {
         "task": task_id,
         "section_path": list(s.section_path),
         "text": s.edit.added_text,
+        "fact": s.update.text,
         "documents": [s.update.document.id],
+        "source": {"url": s.update.document.url, "title": s.update.document.title},
         "quote": s.update.quote,
         "reason": s.update.reason,
         "old_paragraph": s.edit.old_paragraph,
         "new_paragraph": s.edit.new_paragraph,
+        "estimate": s.estimate,
+        **({"features": features(article, s)} if article is not None else {}),
     }
 
 
@@ -85,10 +99,13 @@ def run_backtest(
     oracle: bool = False,
     progress: bool = True,
     limit: int | None = None,
+    gates="default",
 ) -> list[dict]:
-    """Run every task of ``tasks_dir``; write the suggestions as JSONL to ``output`` and return them."""
+    """Run every task of ``tasks_dir``; write the suggestions as JSONL to ``output`` and return them
+    (``gates`` as for :func:`run_tasks`)."""
     tasks = load_tasks(tasks_dir, limit=limit)
-    return run_tasks(tasks, output, pipeline_factory=pipeline_factory, oracle=oracle, progress=progress)
+    return run_tasks(tasks, output, pipeline_factory=pipeline_factory, oracle=oracle, progress=progress,
+                     gates=gates)
 
 
 def run_tasks(
@@ -103,6 +120,8 @@ def run_tasks(
     skips: dict[str, str] | None = None,
     jobs: int = 1,
     embeddings: Counter | None = None,
+    held: list[dict] | None = None,
+    limit: int | None = MAX_PER_TASK,
 ) -> list[dict]:
     """As :func:`run_backtest`, on tasks already loaded.
 
@@ -113,17 +132,21 @@ def run_tasks(
     ``jobs`` > 1 runs the tasks in that many worker processes, each with its own pipeline
     built by ``pipeline_factory`` (tasks are independent: the lines are those of one process,
     in the same order). ``embeddings`` receives the sentence embedder's counts and seconds
-    (:class:`winellbot.meaning.EmbeddingStats`), summed over the workers.
+    (:class:`winellbot.meaning.EmbeddingStats`), summed over the workers. ``held`` receives the lines
+    of the candidates a gate stopped, with the findings that stopped each. ``limit``: the most lines
+    of a task (None: every candidate that passed).
     """
     skips = {} if skips is None else skips
     embeddings = Counter() if embeddings is None else embeddings
     if jobs > 1:
-        results = _parallel(tasks, pipeline_factory, gates, oracle, jobs, embeddings)
+        results = _parallel(tasks, pipeline_factory, gates, oracle, jobs, embeddings, limit)
     else:
-        results = _sequential(tasks, pipeline_factory, gates, oracle, embeddings)
+        results = _sequential(tasks, pipeline_factory, gates, oracle, embeddings, limit)
     lines: list[dict] = []
     for task_id, (task_lines, task_gates, skip) in _progress(results, progress, len(tasks)):
-        lines.extend(task_lines)
+        lines.extend(x for x in task_lines if "held" not in x)
+        if held is not None:
+            held.extend(x for x in task_lines if "held" in x)
         if gate_stats is not None:
             gate_stats.update(task_gates)
         if skip:
@@ -140,8 +163,9 @@ def run_tasks(
 _WORKER: dict = {}
 
 
-def _build(pipeline_factory: Callable[[], Pipeline], gates) -> None:
+def _build(pipeline_factory: Callable[[], Pipeline], gates, limit: int | None = MAX_PER_TASK) -> None:
     _WORKER["pipeline"] = pipeline_factory()
+    _WORKER["limit"] = limit
     if gates == "default":
         from winellbot.gates import default_gates
 
@@ -156,7 +180,9 @@ def _one(task: Task, oracle: bool, spent: str = "") -> tuple[list[dict], Counter
     stats: Counter = Counter()
     view = oracle_view(task) if oracle else task.bot_view()
     try:
-        return run_task(task.id, view, _WORKER["pipeline"], _WORKER["gates"], stats), stats, ""
+        held: list[dict] = []
+        lines = run_task(task.id, view, _WORKER["pipeline"], _WORKER["gates"], stats, held, _WORKER["limit"])
+        return lines + held, stats, ""
     except BudgetExceeded as exc:
         return [], stats, f"token budget spent: {exc}"
     except WinellbotError as exc:
@@ -167,8 +193,8 @@ def _one(task: Task, oracle: bool, spent: str = "") -> tuple[list[dict], Counter
 Results = Iterator[tuple[str, tuple[list[dict], Counter, str]]]
 
 
-def _sequential(tasks, pipeline_factory, gates, oracle, embeddings: Counter) -> Results:
-    _build(pipeline_factory, gates)
+def _sequential(tasks, pipeline_factory, gates, oracle, embeddings: Counter, limit) -> Results:
+    _build(pipeline_factory, gates, limit)
     try:
         spent = ""
         for task in tasks:
@@ -180,7 +206,7 @@ def _sequential(tasks, pipeline_factory, gates, oracle, embeddings: Counter) -> 
         _WORKER.clear()  # the pipeline (its models, its open cache) is not kept, nor handed to a later fork
 
 
-def _parallel(tasks, pipeline_factory, gates, oracle, jobs, embeddings: Counter) -> Results:
+def _parallel(tasks, pipeline_factory, gates, oracle, jobs, embeddings: Counter, limit) -> Results:
     """The tasks in ``jobs`` forked workers (fork: the factory may be a closure); torch's threads
     are shared out between them, so cold embedding does not run more threads than cores. Where this
     process has imported torch already, a worker runs torch on one thread: OpenMP's threads do not
@@ -194,7 +220,7 @@ def _parallel(tasks, pipeline_factory, gates, oracle, jobs, embeddings: Counter)
     threads = 1 if "torch" in sys.modules else max(1, (os.cpu_count() or 1) // jobs)
     totals: dict[int, Counter] = {}
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker,
-                             initargs=(pipeline_factory, gates, threads)) as pool:
+                             initargs=(pipeline_factory, gates, threads, limit)) as pool:
         for task, (result, pid, stats) in zip(tasks, pool.map(_worker_task, tasks, [oracle] * len(tasks))):
             totals[pid] = stats  # each worker's running totals: the last one counts
             yield task.id, result
@@ -202,11 +228,11 @@ def _parallel(tasks, pipeline_factory, gates, oracle, jobs, embeddings: Counter)
         embeddings.update(stats)
 
 
-def _start_worker(pipeline_factory, gates, threads: int) -> None:
+def _start_worker(pipeline_factory, gates, threads: int, limit) -> None:
     from winellbot import meaning
 
     meaning.share_threads(threads)
-    _build(pipeline_factory, gates)
+    _build(pipeline_factory, gates, limit)
 
 
 def _worker_task(task: Task, oracle: bool) -> tuple[tuple[list[dict], Counter, str], int, Counter]:

@@ -36,6 +36,8 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
                    help="a backtest-only setting over the config (TOML value), e.g. "
                         "pipeline.offline_max_iterations=8; the report prints every one")
+    p.add_argument("--held", metavar="FILE",
+                   help="also write the candidates a gate stopped (JSONL, each with the findings that stopped it)")
     p.add_argument("--limit", type=int, metavar="N", help="only the first N tasks")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--jobs", type=int, default=1, metavar="N",
@@ -182,13 +184,17 @@ def run(args: argparse.Namespace) -> int:
     gate_stats: Counter = Counter()
     skips: dict[str, str] = {}
     embedded: Counter = Counter()
+    held: list[dict] = []
     try:
         lines = run_tasks(tasks, args.output, pipeline_factory=pipeline_factory(settings, client=client),
                           oracle=args.oracle, progress=not args.no_progress and sys.stderr.isatty(),
                           gates=factory.build_gates(settings, None), gate_stats=gate_stats, skips=skips,
-                          jobs=args.jobs, embeddings=embedded)
+                          jobs=args.jobs, embeddings=embedded, held=held)
+        if args.held:
+            write_lines(args.held, held)
         figures = score(tasks, lines, judge=judge)
         figures["tasks"] = {"run": len(tasks), "with_result": len(tasks) - len(skips), "skipped": skips}
+        figures["posted"] = posted_figures(lines, gate_stats, len(tasks))
         figures["quotes_found"] = quotes_found(tasks, lines, oracle=args.oracle)
         if client is not None:
             figures["llm"] = llm_figures(client, len(tasks))
@@ -211,6 +217,41 @@ def run(args: argparse.Namespace) -> int:
         for path in write_report({name: figures}, args.report, notes=notes):
             print(f"wrote {path}")
     return 0
+
+
+def posted_figures(lines: list[dict], gate_stats: Counter, tasks: int) -> dict:
+    """What would be posted: lines per task, the mean acceptability estimate, the candidates held by
+    each gate, and the editor verdicts the store has on the posted lines (with the judge's verdicts
+    on the human editors' own sentences, its calibration)."""
+    from winellbot.bench.verdicts import by_line, figures, judged, load_store
+
+    estimates = [x["estimate"] for x in lines if x.get("estimate") is not None]
+    stored = load_store()
+    found, missing = judged(lines, by_line(stored))
+    return {
+        "per_task": round(len(lines) / max(1, tasks), 3),
+        "mean_estimate": round(sum(estimates) / len(estimates), 3) if estimates else None,
+        "held_by_gate": {g: n for g, n in gate_stats.most_common() if g != "checked"},
+        "candidates": gate_stats.get("checked", 0),
+        "verdicts": {**figures(found, tasks), "unjudged": missing,
+                     "judge_on_human_sentences": figures([v for v in stored if v.kind == "human"])},
+    }
+
+
+def verdict_line(posted: dict) -> str:
+    """The posted lines and their editor verdicts, in one line of the printout."""
+    v, h = posted["verdicts"], posted["verdicts"]["judge_on_human_sentences"]
+    share = lambda f: "-" if f.get("accept") is None else \
+        f"accept {f['accept']:.0%}, revise {f['revise']:.0%}, reject {f['reject']:.0%}"  # noqa: E731
+    return (f"posted: {posted['per_task']} per task, mean acceptability estimate {posted['mean_estimate']}; "
+            f"editor verdicts on {v['judged']} of them ({v['unjudged']} unjudged): {share(v)}, "
+            f"{v.get('accepted_per_task', 0)} accepted per task; the judge on {h['judged']} human sentences: "
+            f"{share(h)}")
+
+
+def write_lines(path: str, lines: list[dict]) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.writelines(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
 
 
 def print_figures(name: str, figures: dict, notes: list[str], gate_stats: Counter, tasks: int) -> None:
@@ -236,4 +277,6 @@ def print_figures(name: str, figures: dict, notes: list[str], gate_stats: Counte
     checked = gate_stats.pop("checked", 0)
     print(f"gates: {checked} suggestion(s) checked; stopped: "
           + (", ".join(f"{gate} {n}" for gate, n in gate_stats.most_common()) or "none"))
+    if "posted" in figures:
+        print(verdict_line(figures["posted"]))
     print(json.dumps(figures, indent=2))

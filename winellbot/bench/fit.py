@@ -36,12 +36,18 @@ FITTED_TERMS = {"alone": TERMS, "in_source": tuple(t for t in TERMS if t not in 
 
 
 def register(subparsers) -> argparse.ArgumentParser:
-    p = subparsers.add_parser("fit", help="fit the offline pipeline's placement weights or punctuation restorer "
-                                          "on backtest tasks")
-    p.add_argument("what", choices=["placement", "punctuation"])
+    p = subparsers.add_parser("fit", help="fit the offline pipeline's placement weights, punctuation restorer "
+                                          "or acceptability score on backtest tasks")
+    p.add_argument("what", choices=["placement", "punctuation", "acceptability"])
     p.add_argument("tasks_dir", metavar="TASKS_DIR")
     p.add_argument("--write", action="store_true",
-                   help=f"store the weights in winellbot/data ({FITTED}, punctuation.safetensors)")
+                   help=f"store the weights in winellbot/data ({FITTED}, punctuation.safetensors, "
+                        "acceptability.json)")
+    p.add_argument("--verdicts", metavar="FILE",
+                   help="acceptability: the verdict store (default: winellbot/data/verdicts/dev.jsonl)")
+    p.add_argument("--min-posts", type=float, default=1.0, metavar="N",
+                   help="acceptability: the threshold must still post N lines per task on average "
+                        "(default: %(default)s)")
     p.add_argument("--embedding-cache", metavar="FILE", help="embedding cache (default: none, in memory)")
     p.add_argument("--limit", type=int, metavar="N")
     p.add_argument("--model", default="all-mpnet-base-v2", choices=["all-mpnet-base-v2", "all-MiniLM-L6-v2"],
@@ -150,6 +156,10 @@ def run(args: argparse.Namespace) -> int:
         from winellbot.bench.punct_fit import run as fit_punctuation
 
         return fit_punctuation(args)
+    if args.what == "acceptability":
+        from winellbot.bench.accept_fit import run as fit_acceptability
+
+        return fit_acceptability(args)
     import numpy as np
 
     from winellbot.bench.tasks import load_tasks

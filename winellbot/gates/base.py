@@ -62,7 +62,8 @@ class GateChain:
         findings: list[GateFinding] = []
         for gate in self.gates:
             try:
-                findings.extend(gate.check(article, suggestion))
+                # A gate sees what the gates before it found (the acceptability score counts their flags).
+                findings.extend(gate.check(article, replace(suggestion, findings=suggestion.findings + tuple(findings))))
             except BudgetExceeded:
                 raise
             except Exception as exc:  # one broken gate must not let a suggestion through unchecked
@@ -108,18 +109,26 @@ def default_gates(
     words_path: str | Path | None = None,
     judge_model: str = "",
     language: str = "en",
+    acceptability_path: str | Path | None = None,
+    acceptability_threshold: float | None = None,
+    backend: str = "offline",
 ) -> GateChain:
-    """The standard chain: sources, hostile, language, subject, support, copying, style, duplicates
-    (+ the judge with a client).
+    """The standard chain: sources, hostile, language, the editorial gates (clarity, furniture, tone,
+    primary, novelty), subject, support, copying, style, duplicates, acceptability (+ the judge with a
+    client).
 
     ``state`` (a :class:`winellbot.state.db.State`) lets the duplicate gate see
     earlier suggestions; ``client`` (a :class:`winellbot.llm.client.ModelClient`)
     adds the model judge of source support; ``domains_path`` and ``words_path``
     name TOML files that add to or override the shipped domain and word lists; ``language`` is the
-    wiki's (ISO 639-1): text in another is held.
+    wiki's (ISO 639-1): text in another is held; ``acceptability_path`` an operator's fitted
+    acceptability model instead of the shipped one, ``acceptability_threshold`` a bar instead of the model's;
+    ``backend`` the pipeline's (the score weighs only suggestions of the backend it was fitted on).
     """
+    from winellbot.gates.acceptability import Acceptability, AcceptabilityGate
     from winellbot.gates.copying import CopyingGate
     from winellbot.gates.duplicates import DuplicatesGate
+    from winellbot.gates.editorial import ClarityGate, FurnitureGate, NoveltyGate, PrimaryGate, ToneGate
     from winellbot.gates.hostile import HostileGate
     from winellbot.gates.language import LanguageGate
     from winellbot.gates.sources import SourcesGate
@@ -131,11 +140,17 @@ def default_gates(
         SourcesGate(extra_path=domains_path),
         HostileGate(state=state),
         LanguageGate(language),
+        ClarityGate(),
+        FurnitureGate(),
+        ToneGate(),
+        PrimaryGate(),
+        NoveltyGate(),
         SubjectGate(),
         SupportGate(),
         CopyingGate(),
         StyleGate(extra_path=words_path),
         DuplicatesGate(state=state),
+        AcceptabilityGate(Acceptability.for_backend(acceptability_path, backend), threshold=acceptability_threshold),
     ]
     if client is not None:
         from winellbot.gates.judge import SupportJudge

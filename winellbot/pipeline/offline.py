@@ -483,6 +483,7 @@ def build_offline_pipeline(*, max_suggestions: int, max_iterations: int, max_emp
     :class:`winellbot.meaning.Embedder` (``embedder=None``: words only, for tests of the lexical parts)
     and the placement's own (default ``embedder``): it must embed with the model the placement
     weights were fitted with, or building the placer raises :class:`winellbot.errors.ConfigError`."""
+    from winellbot.pipeline.fact import FactPicker
     from winellbot.pipeline.offline_meaning import MeaningPlacer, Restatements, SentenceCutter
     from winellbot.pipeline.punctuate import Punctuator
     from winellbot.pipeline.widen import Widener
@@ -494,8 +495,8 @@ def build_offline_pipeline(*, max_suggestions: int, max_iterations: int, max_emp
     # The passages kept are placed by meaning, then widened to a suggestion's words, then cut at a
     # sentence's end if the widening could not fit them (winellbot.pipeline.widen); a passage of a page
     # that lost its punctuation is given marks back (winellbot.pipeline.punctuate).
-    refiners = (MeaningPlacer(placement_embedder), Widener(), SentenceCutter(), Punctuator()) \
-        if embedder is not None else ()
+    refiners = (Widener(), SentenceCutter(), Punctuator(), FactPicker(restatements=restatements),
+                MeaningPlacer(placement_embedder)) if embedder is not None else ()
     return Pipeline(inducer=OfflineCriteria(), loop=loop, editor=OfflineEditor(),
                     max_suggestions=max_suggestions, today=today, refiners=refiners,
                     embedders=tuple({id(e): e for e in (embedder, placement_embedder) if e is not None}.values()))

@@ -81,12 +81,15 @@ def propose_checked(pipeline: Pipeline, gates, article: Article, search: SearchB
 
     The bot and the backtest both call this. ``gates`` (a :class:`winellbot.gates.GateChain`,
     or None) attach findings; with ``limit``, the first ``limit`` suggestions that no gate
-    stopped are kept, followed by every stopped one (recorded for audit, never posted). The
+    stopped are kept, followed by every stopped one (recorded for audit, never posted); with the
+    acceptability gate in the chain, the suggestions are ordered by its estimate, highest first. The
     pipeline may be built to propose more candidates than ``limit`` so that stopped ones
     leave room for the next best. ``since`` (the page's last check) goes to the pipeline.
     """
     result = pipeline.propose(article, search, fetcher, since=since)
     checked = tuple(gates.check(article, result.suggestions)) if gates is not None else result.suggestions
+    # The acceptability gate's estimate, where it gave one, puts the likeliest to be used first.
+    checked = tuple(sorted(checked, key=lambda s: -(s.estimate if s.estimate is not None else 0.0)))
     if limit is not None:
         passed = [s for s in checked if not s.blocked][:limit]
         checked = tuple(passed + [s for s in checked if s.blocked])

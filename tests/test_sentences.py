@@ -1,0 +1,66 @@
+"""Reading one source sentence as a fact line: what an editor rejects on sight is named, with the
+rubric's error, and what the sentence brings that the article lacks is counted."""
+import pytest
+
+from winellbot.article import parse_article
+from winellbot.sentences import read
+
+ARTICLE = parse_article("Fellside Rovers", """'''Fellside Rovers''' is a football club in Fellside.
+
+== History ==
+The club was founded in 1899. It has played at Quarry Lane since 1921.
+
+== Honours ==
+The club won the County Cup in 1954.
+""")
+
+
+def problems(text: str) -> dict:
+    return read(text, ARTICLE).problems
+
+
+@pytest.mark.parametrize("text, error, why", [
+    ("After a clash eliminated the early leaders at the cup final in May.", "unclear", "subordinate clause"),
+    ("Said those transactions were never completed by the club in 2025.", "unclear", "verb 'Said'"),
+    ("The board signed a new sponsor for the stand in the summer of.", "unclear", "cut short"),
+    ("He scored twice in the final against Lowbridge Town in 2026.", "unclear", "points back"),
+    ("The stand was rebuilt at a cost of 2 million pounds in 2025.", "unclear", "'the stand'"),
+    ("Fellside Rovers beat Lowbridge Town 2-1 in the final last week.", "unclear", "relative to the page's date"),
+    ("Will the club move to a new ground before the 2027 season?", "unclear", "a question"),
+    ("Fellside Rovers won the County Cup octoberthe final was held at Quarry Lane.", "unclear", "run together"),
+    ("Fellside Rovers won the cup, share this article on Facebook and Twitter today.", "furniture", "page text"),
+    ("Home News Fixtures Results Tables Players Tickets Shop Club History Contact.", "furniture", "capitalised"),
+    ("We were delighted when Fellside Rovers won the County Cup in 2026.", "subjective", "first person"),
+    ("\u201cThis is the greatest day in the history of our wonderful club and town,\u201d the coach said.",
+     "subjective", "quotation"),
+    ("Tune in to watch Fellside Rovers play Lowbridge Town live on Sunday 12 May 2026.", "primary", "broadcast"),
+    ("Fellside Rovers took the lead in the 34th minute when Dale Hart shot into the corner.", "primary",
+     "play-by-play"),
+])
+def test_what_an_editor_rejects_is_named_with_the_rubrics_error(text, error, why):
+    found = problems(text)
+    assert error in found and why in found[error], found
+
+
+@pytest.mark.parametrize("text", [
+    "Fellside Rovers won the County Cup on 10 May 2026, beating Lowbridge Town 2-1 in the final.",
+    "On its first day the new stand at Quarry Lane held 5,800 spectators, officials said on Monday.",
+    "Listedtown Rovers 2 appointed Maria Olsen as their manager on 1 March 2026.",
+    "The breathtaking renovation of Quarry Lane was completed in April 2026.",
+])
+def test_a_sentence_that_stands_alone_has_no_problem(text):
+    assert problems(text) == {}
+
+
+def test_news_counts_what_the_article_lacks_and_stated_what_one_of_its_sentences_holds():
+    new = read("Fellside Rovers won the County Cup again in 2026, beating Lowbridge Town.", ARTICLE)
+    assert new.new_figures == 1 and new.new_names >= 2 and new.news > 0
+    old = read("The club was founded in 1899 in the town of Fellside.", ARTICLE)
+    assert old.new_figures == 0 and old.stated >= 0.6
+    assert read("His goal won it.", ARTICLE, parse=False).back == 2  # "His", "it"
+
+
+def test_without_the_parser_a_missing_verb_is_not_reported():
+    text = "The County Cup final of 2026 between the two clubs at Quarry Lane in Fellside."
+    assert "unclear" in problems(text)
+    assert read(text, ARTICLE, parse=False).problems == {}

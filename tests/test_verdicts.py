@@ -1,0 +1,71 @@
+"""Blind verdicts: packets that do not say where a line came from, a key that does, a store that
+keeps task ids and hashes (never page text), and the figures."""
+import json
+
+import pytest
+
+from winellbot.bench import verdicts as V
+from winellbot.bench.tasks import load_task
+from winellbot.errors import WinellbotError
+
+
+@pytest.fixture
+def task(tmp_path):
+    from test_bench_runner import write_task
+
+    return load_task(write_task(tmp_path / "t.json", held_text="On its first day the bridge carried 5,000 cars."))
+
+
+def line(text: str) -> dict:
+    return {"task": "wgb-1", "section_path": ["History"], "text": text, "fact": text, "documents": ["d1"],
+            "quote": "On its first day the Harbour Bridge carried 5,000 cars"}
+
+
+def test_packets_mix_versions_and_human_sentences_without_saying_which(task, tmp_path):
+    items = V.items_from_lines([line("The bridge carried 5,000 cars."), line("Shared line.")], "version-a")
+    items += V.items_from_lines([line("Shared line."), line("Another line.")], "version-b")
+    items += V.human_items([task], 1, seed=1)
+    out = V.write_packets(items, {task.id: task}, tmp_path / "packets", parts=2, seed=3)
+    key = [json.loads(x) for x in (out / "key.jsonl").read_text().splitlines()]
+    assert len(key) == 4  # the shared line is judged once
+    assert {k["kind"] for k in key} == {"bot", "human"} and {k["version"] for k in key} >= {"version-a", "human"}
+    text = "".join(p.read_text() for p in out.glob("part-*.md"))
+    assert text.count("## Item") == 4 and "Harbour Bridge" in text and "**Outline:**" in text
+    for secret in ("version-a", "version-b", "human", "held_out", "reference"):
+        assert secret not in text.lower()
+
+
+def test_merge_keeps_hashes_not_text_and_refuses_what_the_rubric_does_not_know(tmp_path):
+    items = V.items_from_lines([line("The bridge carried 5,000 cars.")], "v")
+    key = tmp_path / "k.jsonl"
+    key.write_text(json.dumps({"item": 1, "task": "wgb-1", "hash": V.text_hash(items[0].text), "kind": "bot",
+                               "version": "v"}) + "\n")
+    answers = tmp_path / "a.jsonl"
+    answers.write_text(json.dumps({"item": 1, "verdict": "Accept", "new_fact": True, "errors": []}) + "\n")
+    store = tmp_path / "store.jsonl"
+    assert V.merge(key, [answers], judge="test", store=store) == 1
+    assert "bridge" not in store.read_text()
+    [v] = V.load_store(store)
+    assert v.verdict == "accept" and v.judge == "test"
+    found, missing = V.judged([line("The bridge  carried 5,000 cars."), line("Unjudged.")], V.by_line([v]))
+    assert [x.verdict for x in found] == ["accept"] and missing == 1
+    for bad, match in (({"item": 1, "verdict": "maybe"}, "not one of"),
+                       ({"item": 1, "verdict": "reject", "errors": ["ugly"]}, "unknown error"),
+                       ({"item": 9, "verdict": "reject"}, "not in the key")):
+        answers.write_text(json.dumps(bad) + "\n")
+        with pytest.raises(WinellbotError, match=match):
+            V.merge(key, [answers], judge="test", store=store)
+
+
+def test_figures_give_shares_errors_and_accepted_lines_per_task():
+    vs = [V.Verdict("t1", "a", "accept", True), V.Verdict("t1", "b", "revise", True, ("unclear",)),
+          V.Verdict("t2", "c", "reject", False, ("unclear", "furniture")), V.Verdict("t2", "d", "reject", False)]
+    f = V.figures(vs, tasks=4)
+    assert (f["accept"], f["revise"], f["reject"], f["new_fact"]) == (0.25, 0.25, 0.5, 0.5)
+    assert f["errors"] == {"unclear": 0.5, "furniture": 0.25} and f["accepted_per_task"] == 0.25
+
+
+def test_the_shipped_store_holds_no_page_text():
+    rows = [json.loads(x) for x in V.store_path().read_text("utf-8").splitlines() if x.strip()]
+    assert rows and all(set(r) == {"task", "hash", "verdict", "new_fact", "errors", "kind", "version", "judge"}
+                        for r in rows)

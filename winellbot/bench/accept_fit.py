@@ -1,0 +1,171 @@
+"""``winellbot fit acceptability``: fit the score that decides what is posted, on editors' verdicts.
+
+The production path (pipeline, then every gate but the score itself) runs on the back-test tasks
+and gives every candidate that no gate stops, with its measurements
+(:func:`winellbot.gates.acceptability.features`). Each candidate that the verdict store
+(:mod:`winellbot.bench.verdicts`) has judged becomes an example: positive when the reviewer found a
+new fact worth adding in it (``accept`` or ``revise``), negative on ``reject``. A logistic model
+(scikit-learn, L2) is fitted on them; 5-fold cross-validation by task gives every candidate an
+out-of-fold estimate, and the threshold is the one whose out-of-fold selection (the candidates at
+or above it, at most ``max_suggestions`` per task, best first) has the highest share of usable
+lines while still posting ``--min-posts`` lines per task on average. The out-of-fold figures of
+that selection are printed, with the judge's calibration (its verdicts on the human editors' own
+sentences), and ``--write`` stores the model in ``winellbot/data/acceptability.json``. A model
+refitted over an existing one replaces it only when its out-of-fold share of usable lines is no
+worse, and it says so.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter, defaultdict
+from pathlib import Path
+
+FOLDS = 5
+TARGET = "a reviewer finds a new fact worth adding (accept or revise)"
+
+
+def candidates(tasks, settings) -> list[dict]:
+    """Every candidate that passes the gates (the score left out), as back-test lines with features."""
+    from winellbot import factory
+    from winellbot.bench.backtest import run_tasks
+    from winellbot.bench.cli import pipeline_factory
+    from winellbot.gates.base import GateChain
+
+    chain = factory.build_gates(settings, None)
+    gates = GateChain([g for g in chain.gates if g.name != "acceptability"])
+    return run_tasks(tasks, None, pipeline_factory=pipeline_factory(settings), progress=False, gates=gates,
+                     jobs=2, limit=None)
+
+
+def examples(lines: list[dict], store) -> tuple[list[dict], list[int]]:
+    """The judged lines and their labels (1: usable, 0: rejected)."""
+    from winellbot.bench.verdicts import text_hash
+
+    rows, labels = [], []
+    for line in lines:
+        v = store.get((line["task"], text_hash(line.get("fact") or line["text"])))
+        if v is not None:
+            rows.append(line)
+            labels.append(int(v.verdict != "reject"))
+    return rows, labels
+
+
+def fit(X, y, C: float = 1.0) -> dict:
+    """A fitted model's parameters, in the shipped file's fields."""
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+
+    mean, scale = X.mean(axis=0), X.std(axis=0)
+    scale[scale == 0] = 1.0
+    m = LogisticRegression(C=C, max_iter=2000).fit((X - mean) / scale, y)
+    return {"mean": mean.round(6).tolist(), "scale": scale.round(6).tolist(),
+            "coef": m.coef_[0].round(6).tolist(), "intercept": round(float(m.intercept_[0]), 6)}
+
+
+def out_of_fold(X, y, tasks: list[str]):
+    """Every example's estimate from a model that never saw its task."""
+    import numpy as np
+
+    order = sorted(set(tasks))
+    fold = np.array([order.index(t) % FOLDS for t in tasks])
+    oof = np.zeros(len(y))
+    for k in range(FOLDS):
+        train, test = fold != k, fold == k
+        if train.any() and test.any() and len(set(y[train])) > 1:
+            p = fit(X[train], y[train])
+            z = ((X[test] - p["mean"]) / p["scale"]) @ np.array(p["coef"]) + p["intercept"]
+            oof[test] = 1 / (1 + np.exp(-z))
+    return oof
+
+
+def selection(rows: list[dict], estimates, threshold: float, per_task: int, verdicts) -> dict:
+    """What would be posted at ``threshold`` (best first, ``per_task`` at most) and its verdicts."""
+    by_task = defaultdict(list)
+    for row, p, v in zip(rows, estimates, verdicts):
+        if p >= threshold:
+            by_task[row["task"]].append((p, v))
+    chosen = [v for picks in by_task.values() for _, v in sorted(picks, key=lambda x: -x[0])[:per_task]]
+    counts = Counter(v.verdict for v in chosen)
+    n = len(chosen)
+    return {"threshold": round(threshold, 3), "posted": n,
+            **{k: round(counts[k] / n, 3) if n else None for k in ("accept", "revise", "reject")},
+            "accepted": counts["accept"]}
+
+
+def choose(rows, estimates, verdicts, n_tasks: int, per_task: int, min_posts: float) -> dict:
+    """The threshold with the best share of usable lines among those posting ``min_posts`` a task."""
+    best = None
+    for threshold in sorted({round(float(p), 3) for p in estimates}):
+        s = selection(rows, estimates, threshold, per_task, verdicts)
+        if s["posted"] < min_posts * n_tasks:
+            break
+        if best is None or (1 - s["reject"]) > (1 - best["reject"]):
+            best = s
+    return best or selection(rows, estimates, 0.0, per_task, verdicts)
+
+
+def calibration(store_rows) -> dict:
+    """The judge's verdicts on the human editors' own sentences (how strict it is)."""
+    from winellbot.bench.verdicts import figures
+
+    return figures([v for v in store_rows if v.kind == "human"])
+
+
+def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from winellbot.bench.tasks import load_tasks
+    from winellbot.bench.verdicts import by_line, load_store, text_hash
+    from winellbot.config import Settings
+    from winellbot.gates.acceptability import FEATURES, MODEL, Acceptability
+
+    tasks = load_tasks(args.tasks_dir, limit=args.limit)
+    settings = Settings()
+    stored = load_store(args.verdicts)
+    store = by_line(stored)
+    lines = candidates(tasks, settings)
+    rows, labels = examples(lines, store)
+    if len(set(labels)) < 2:
+        print(f"{len(rows)} judged candidate(s) of {len(lines)}: too few verdicts of both kinds to fit")
+        return 1
+    X = np.array([[r["features"][f] for f in FEATURES] for r in rows], dtype=float)
+    y = np.array(labels)
+    oof = out_of_fold(X, y, [r["task"] for r in rows])
+    verdicts = [store[(r["task"], text_hash(r.get("fact") or r["text"]))] for r in rows]
+    per_task = settings.pipeline.max_suggestions
+    chosen = choose(rows, oof, verdicts, len(tasks), per_task, args.min_posts)
+    everything = selection(rows, np.ones(len(rows)), 0.0, per_task, verdicts)
+    model = {"features": list(FEATURES), **fit(X, y), "threshold": chosen["threshold"],
+             "about": {"target": TARGET, "backend": settings.pipeline.backend, "examples": len(rows), "positives": int(y.sum()),
+                       "candidates": len(lines), "tasks": len(tasks), "folds": FOLDS,
+                       "out_of_fold": chosen, "without_the_score": everything,
+                       "judge_on_human_sentences": calibration(stored)}}
+    print(json.dumps(model["about"], indent=2))
+    if args.write:
+        path = Path(__file__).resolve().parents[1] / MODEL
+        old = Acceptability.load(path) if path.exists() else None
+        ok, why = replaces(old.about if old else None, chosen)
+        print(why)
+        if not ok:
+            return 1
+        path.write_text(json.dumps(model, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {path}")
+    return 0
+
+
+def replaces(old_about: dict | None, chosen: dict) -> tuple[bool, str]:
+    """Whether a refit whose out-of-fold selection is ``chosen`` may replace a model fitted with
+    ``old_about``: only when it rejects no larger share of what it posts; and why."""
+    was = (old_about or {}).get("out_of_fold", {}).get("reject")
+    now = chosen.get("reject")
+    if was is None:
+        return True, "no fitted model before: the refit is written"
+    if now is None or now > was:
+        return False, (f"not written: out of fold the refit's posts are rejected {_pct(now)}, the shipped "
+                       f"model's {_pct(was)}")
+    return True, f"the refit replaces the shipped model: out of fold rejected {_pct(now)} against {_pct(was)}"
+
+
+def _pct(x) -> str:
+    return "(nothing posted)" if x is None else f"{x:.1%}"

@@ -1,0 +1,128 @@
+"""How likely an editor is to use a suggestion: the score that decides what is posted.
+
+:func:`features` measures a suggestion's fact sentence against its article (what it brings that
+the article lacks, how much of an article sentence it repeats, whether it names the subject, its
+length, whether its source lost its case and was restored, the passage's score, the other gates'
+flags). :class:`Acceptability` is a logistic model over them, fitted on editors' verdicts (the
+store of :mod:`winellbot.bench.verdicts`) by ``winellbot fit acceptability`` and shipped as
+``winellbot/data/acceptability.json``: its estimate is the chance that a reviewer finds a new
+fact worth adding in the line. :class:`AcceptabilityGate` holds what falls below the threshold
+chosen, out of fold, for precision, and gives every suggestion its estimate (the back-test and
+the poster take the best first). With no fitted model, or one fitted on another backend's
+suggestions, the gate passes everything: nothing is held on a guess.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from winellbot.errors import ConfigError
+from winellbot.gates.base import Gate
+from winellbot.models import Article, GateFinding, Suggestion
+from winellbot.pipeline.pagetext import has_capitals
+from winellbot.sentences import read
+
+MODEL = "data/acceptability.json"
+FEATURES = ("words", "new_names", "new_figures", "new_words", "stated", "known", "title", "dated", "quoted",
+            "restored", "passage", "flags", "figures", "commas", "back", "names_known", "source_title")
+
+
+def features(article: Article, suggestion: Suggestion) -> dict[str, float]:
+    """The measurements the score weighs, by name (:data:`FEATURES`)."""
+    text = suggestion.update.text
+    r = read(text, article, parse=False)
+    return {
+        "words": r.words / 35.0,
+        "new_names": min(r.new_names, 5),
+        "new_figures": min(r.new_figures, 5),
+        "new_words": min(r.new_words, 10),
+        "stated": r.stated,
+        "known": r.known,
+        "title": r.title,
+        "dated": float(r.dated),
+        "quoted": r.quoted,
+        "restored": float(not has_capitals(suggestion.update.document.text)),
+        "passage": suggestion.update.score,
+        "flags": float(sum(f.severity == "flag" for f in suggestion.findings)),
+        "figures": float(sum(any(c.isdigit() for c in w) for w in text.split())),
+        "commas": float(text.count(",")),
+        "back": float(min(r.back, 3)),
+        "names_known": r.names_known,
+        "source_title": _shared(article.title, suggestion.update.document.title),
+    }
+
+
+def _shared(title: str, other: str) -> float:
+    """The share of the article title's content words that ``other`` has."""
+    from winellbot.text import content_tokens
+
+    mine = set(content_tokens(title))
+    return len(mine & set(content_tokens(other))) / len(mine) if mine else 0.0
+
+
+@dataclass(frozen=True)
+class Acceptability:
+    """A fitted logistic model: ``estimate`` is its probability, ``threshold`` the bar for posting."""
+
+    names: tuple[str, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    coef: tuple[float, ...]
+    intercept: float
+    threshold: float
+    about: dict
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> "Acceptability | None":
+        """The shipped model (``path`` None) or an operator's; None when the shipped one is absent."""
+        source = Path(path) if path else Path(str(resources.files("winellbot").joinpath(MODEL)))
+        if not source.exists():
+            if path:
+                raise ConfigError(f"acceptability model {path} not found")
+            return None
+        try:
+            data = json.loads(source.read_text("utf-8"))
+            model = cls(tuple(data["features"]), tuple(data["mean"]), tuple(data["scale"]), tuple(data["coef"]),
+                        float(data["intercept"]), float(data["threshold"]), data.get("about", {}))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ConfigError(f"acceptability model {source} is not readable: {exc}") from exc
+        unknown = set(model.names) - set(FEATURES)
+        if unknown or not (len(model.names) == len(model.mean) == len(model.scale) == len(model.coef)):
+            raise ConfigError(f"acceptability model {source} does not fit this version's features")
+        return model
+
+    @classmethod
+    def for_backend(cls, path: str | Path | None, backend: str) -> "Acceptability | None":
+        """The model (as :meth:`load`) when it was fitted on suggestions of ``backend``'s pipeline,
+        else None: a model's or the hybrid's sentences are measured differently (no passage score,
+        written rather than found) and the score would judge them blind."""
+        model = cls.load(path)
+        return model if model is not None and model.about.get("backend", "offline") == backend else None
+
+    def estimate(self, values: dict[str, float]) -> float:
+        z = self.intercept + sum(c * (values[n] - m) / (s or 1.0)
+                                 for n, m, s, c in zip(self.names, self.mean, self.scale, self.coef))
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+class AcceptabilityGate(Gate):
+    """Every suggestion gets its estimate (an ``info`` finding with the value); below the model's
+    threshold (or ``threshold``, when given) it is held."""
+
+    name = "acceptability"
+
+    def __init__(self, model: Acceptability | None = None, *, threshold: float | None = None) -> None:
+        self.model = model
+        self.threshold = threshold if threshold is not None else (model.threshold if model else 0.0)
+
+    def check(self, article: Article, suggestion: Suggestion) -> list[GateFinding]:
+        if self.model is None:
+            return []
+        p = self.model.estimate(features(article, suggestion))
+        if p < self.threshold:
+            return [GateFinding(self.name, "hold", f"an editor would likely not use it: estimate {p:.2f}, "
+                                                   f"below {self.threshold:.2f}", value=p)]
+        return [GateFinding(self.name, "info", f"estimated chance an editor uses it: {p:.2f}", value=p)]

@@ -1,0 +1,63 @@
+"""Editorial gates: what an editor rejects on sight in a fact line, held with the reason.
+
+Each gate reads the suggestion's fact (the update's text) with :func:`winellbot.sentences.read`
+and holds it for one of the rubric's errors (``../shared/bench/verdicts.md`` in the project's
+workspace; the README's *What is posted*):
+
+* ``clarity``: not a sentence an article could hold as it stands (a fragment, a question, a
+  pronoun or "the stand" pointing back, a time relative to the page's date, words run together);
+* ``furniture``: page text (bylines, share buttons, menus, time stamps, tables);
+* ``tone``: someone's own voice (the first or second person, mostly a quotation);
+* ``primary``: text a source quotes or performs (scripture, play-by-play, a broadcast's promotion);
+* ``novelty``: nothing the article lacks, or one article sentence already says most of it.
+"""
+from __future__ import annotations
+
+from winellbot.gates.base import Gate
+from winellbot.models import Article, GateFinding, Suggestion
+from winellbot.sentences import read
+
+# A fact repeats an article sentence when it holds this share of that sentence's words.
+STATED = 0.6
+
+
+class _ReadingGate(Gate):
+    """Holds a suggestion whose fact earns the rubric's ``error``."""
+
+    error = ""
+
+    def check(self, article: Article, suggestion: Suggestion) -> list[GateFinding]:
+        reading = read(suggestion.update.text, article)
+        why = reading.problems.get(self.error)
+        return [self.finding("hold", why)] if why else []
+
+
+class ClarityGate(_ReadingGate):
+    name, error = "clarity", "unclear"
+
+
+class FurnitureGate(_ReadingGate):
+    name, error = "furniture", "furniture"
+
+
+class ToneGate(_ReadingGate):
+    name, error = "tone", "subjective"
+
+
+class PrimaryGate(_ReadingGate):
+    name, error = "primary", "primary"
+
+
+class NoveltyGate(Gate):
+    """Holds a fact that brings no name, figure or word the article lacks, or that one article
+    sentence already states for the most part (:data:`STATED` of its words)."""
+
+    name = "novelty"
+
+    def check(self, article: Article, suggestion: Suggestion) -> list[GateFinding]:
+        reading = read(suggestion.update.text, article, parse=False)
+        if reading.news <= 0:
+            return [self.finding("hold", "says nothing the article lacks: every name, figure and word is in it")]
+        if reading.stated >= STATED:
+            return [self.finding("hold", f"an article sentence already holds {reading.stated:.0%} of its words")]
+        return []
