@@ -77,3 +77,23 @@ def test_a_missing_corpus_folder_is_an_error(tmp_path):
 
     with pytest.raises(SearchError, match="does not exist"):
         LocalCorpus().load_dir(tmp_path / "nowhere")
+
+
+def test_a_deeply_nested_line_is_skipped_not_a_crash(tmp_path):
+    nested = "[" * 100_000 + "]" * 100_000  # 200 KB of nesting: json raises RecursionError
+    (tmp_path / "n.jsonl").write_text(nested + "\n" + json.dumps(DOCS[0]) + "\n", encoding="utf-8")
+    corpus = LocalCorpus()
+    assert corpus.load_dir(tmp_path) == 1
+    assert "nested too deeply" in corpus.problems[0]
+
+
+def test_a_huge_source_is_not_read_and_its_step_says_why():
+    from winellbot.models import Document, NavigationStep, SearchResult
+    from winellbot.pipeline.loop import UpdateAggregationLoop
+    from winellbot.text import MAX_DOCUMENT_CHARS
+
+    doc = Document("big", "https://example.org/big", "Big", "word " * (MAX_DOCUMENT_CHARS // 5 + 10))
+    step = NavigationStep("q", SearchResult(doc.url, doc.title, document=doc))
+    steps, errors = [step], []
+    assert UpdateAggregationLoop._read(step, None, steps, errors) is None
+    assert "over the cap" in steps[0].reason and errors == []

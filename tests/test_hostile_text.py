@@ -63,3 +63,9 @@ def test_the_wiki_renders_no_live_link_but_the_citation(site, make_page):
     assert parsed["categories"] == []
     links = [x if isinstance(x, str) else x.get("*", x.get("url")) for x in parsed["externallinks"]]
     assert links and all(link.startswith("https://news.example/a%20b") for link in links), links
+
+
+def test_invisible_characters_never_reach_a_page():
+    from winellbot.escape import escape_text
+
+    assert escape_text("IGN\u200bORE\u2060 AL\u00adL\ufeff") == "IGNORE ALL"

@@ -62,6 +62,8 @@ _LINE_START = {
 }
 # Bidirectional overrides can make shown text read differently from what it is.
 _BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+# Invisible characters: they split words ("IGN\u200bORE") and hide what a reader sees.
+INVISIBLE = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e")
 _DOUBLED = re.compile(r"_(?=_)|'(?=')")  # __MAGICWORD__ and ''italic''/'''bold'''
 # Free external links: MediaWiki links every protocol of $wgUrlProtocols written in running text,
 # "scheme://" ones and these that need no slashes (its 1.39 defaults).
@@ -72,10 +74,10 @@ _WHITESPACE = re.compile(r"\s+")
 
 
 def _clean(s: str) -> str:
-    """Drop control characters (except newline and tab) and bidi overrides."""
+    """Drop control characters (except newline and tab), bidi overrides and invisible characters."""
     return "".join(
         ch for ch in s
-        if ch in "\n\t" or (unicodedata.category(ch) != "Cc" and ch not in _BIDI)
+        if ch in "\n\t" or (unicodedata.category(ch) != "Cc" and ch not in _BIDI and ch not in INVISIBLE)
     )
 
 

@@ -256,5 +256,6 @@ def build_wiki(settings: Settings, state_dir: Path) -> Wiki:
     from winellbot.wiki.writer import WikiWriter
 
     writer = WikiWriter(site, bot_user=w.username, shutoff_page=w.shutoff,
-                        new_section_interval_days=w.new_section_interval_days, message_type=w.message_type)
+                        new_section_interval_days=w.new_section_interval_days, message_type=w.message_type,
+                        optin_template=w.optin_template)
     return Wiki(site, WikiReader(site, optin_template=w.optin_template), writer)

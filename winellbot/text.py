@@ -190,8 +190,16 @@ def unreadable(text: str) -> int:
                if ch == "\ufffd" or (ch < " " and ch not in "\n\r\t") or "\ue000" <= ch <= "\uf8ff")
 
 
+# A source longer than this is not read: a news page's text is some thousands of characters, and
+# reading costs about 10 s a megabyte (a 28.8 MB document held one page for 300 s).
+MAX_DOCUMENT_CHARS = 500_000
+
+
 def not_text(text: str) -> str:
-    """Why ``text`` is a file's raw bytes rather than a page's words ("" when it is text)."""
+    """Why ``text`` is not a page's words to read ("" when it is): a file's raw bytes, or a text
+    over :data:`MAX_DOCUMENT_CHARS`."""
+    if len(text) > MAX_DOCUMENT_CHARS:
+        return f"{len(text):,} characters, over the cap of {MAX_DOCUMENT_CHARS:,} for one source"
     head = text.lstrip()[:5000]
     if head.startswith("%PDF-"):
         return "the raw bytes of a PDF file, not its text"

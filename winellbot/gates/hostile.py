@@ -6,12 +6,21 @@ attempt to steer what the bot proposes. Such text is never proposed, whatever el
 its source is recorded as hostile in the state (``sources.hostile`` holds why), so an operator
 can see who tried. The added text, the supporting passage and the rest of the source are all
 read: a page that hides an instruction anywhere is not a source to cite.
+
+The text is folded before it is read (:func:`fold`), so that other spellings of the same words
+match: compatibility forms (NFKC: full-width letters), invisible characters taken out
+("IGN\u200bORE"), every letter written in ASCII (anyascii: Cyrillic and Greek look-alikes,
+accents), and letters spaced apart joined again ("I G N O R E"). The commonest overrides are
+also looked for in French, Spanish, Portuguese, Italian, German and Dutch.
 """
 from __future__ import annotations
 
 import functools
 import re
 
+import unicodedata
+
+from winellbot.escape import INVISIBLE
 from winellbot.gates.base import Gate
 from winellbot.gates.textnorm import strip_markup
 from winellbot.models import Article, GateFinding, Suggestion
@@ -49,15 +58,46 @@ _PATTERNS = tuple(re.compile(p, re.IGNORECASE) for p in (
 ))
 
 
+# "Ignore all previous instructions" in other languages.
+_FOREIGN = re.compile(
+    r"\b(?:ignore[zr]?|oublie[zr]?|ignora|ignoren?|olvida|esque[cç]a|dimentica|ignoriere|vergiss|negeer|vergeet)"
+    r"\s+(?:\w+\s+){0,3}(?:instructions?|consignes|instrucciones|instru[cç](?:o|õ)es|istruzioni|anweisungen|"
+    r"befehle|instructies|regels|indicaciones|indica[cç](?:o|õ)es)\b", re.IGNORECASE)
+_SPACED = re.compile(r"\b(?:[A-Za-z][ .\-_*\u00b7]){3,}[A-Za-z]\b")
+# Overrides written as one run of letters once their spacing is gone ("I G N O R E A L L ...").
+_RUN_TOGETHER = ("ignoreallpreviousinstructions", "ignorepreviousinstructions", "ignoreallinstructions",
+                 "ignoreyourinstructions", "disregardallpreviousinstructions", "disregardpreviousinstructions",
+                 "forgetallpreviousinstructions", "asanailanguagemodel", "youareanai", "systemprompt")
+
+
+def fold(text: str) -> str:
+    """``text`` as the patterns read it: NFKC, no invisible characters, ASCII letters, spaced
+    letters joined."""
+    from anyascii import anyascii
+
+    text = "".join(ch for ch in unicodedata.normalize("NFKC", text) if ch not in INVISIBLE)
+    text = anyascii(text)
+    return _SPACED.sub(lambda m: re.sub(r"[ .\-_*\u00b7]", "", m.group(0)), text)
+
+
 @functools.lru_cache(maxsize=512)
 def instruction_in(text: str) -> str:
-    """The first instruction-like phrase in ``text``, or "" (cached: every suggestion from a
-    source searches the whole source again, a twelfth of the warm back-test)."""
-    for pattern in _PATTERNS:
-        m = pattern.search(text)
+    """The first instruction-like phrase in ``text`` (folded, :func:`fold`), or "" (cached: every
+    suggestion from a source searches the whole source again, a twelfth of the warm back-test)."""
+    folded = fold(text)
+    for pattern in (*_PATTERNS, _FOREIGN):
+        m = pattern.search(folded)
         if m:
             return " ".join(m.group(0).split())
-    return ""
+    letters = re.sub(r"[^a-z]", "", " ".join(m.group(0) for m in _SPACED.finditer(fold_spacing(text))).lower())
+    return next((phrase for phrase in _RUN_TOGETHER if phrase in letters), "")
+
+
+def fold_spacing(text: str) -> str:
+    """The text with only its invisible characters and look-alike letters folded (spacing kept)."""
+    from anyascii import anyascii
+
+    return anyascii("".join(ch for ch in unicodedata.normalize("NFKC", text) if ch not in INVISIBLE))
 
 
 class HostileGate(Gate):

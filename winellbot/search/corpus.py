@@ -84,6 +84,9 @@ class LocalCorpus(SearchBackend):
             except ValueError as exc:
                 self.problems.append(f"{where}: not JSON ({exc}); skipped")
                 continue
+            except RecursionError:
+                self.problems.append(f"{where}: JSON nested too deeply to read; skipped")
+                continue
             items = data if isinstance(data, list) and file.suffix == ".json" else [data]
             for i, item in enumerate(items):
                 at = f"{where} item {i + 1}" if len(items) > 1 or items is data else where

@@ -15,8 +15,14 @@ Every save goes through :meth:`WikiWriter._save`, which refuses, in this order:
 Before posting about an article, the article is read again: one that is gone
 (deleted, moved away, now a redirect) gets no post (``PageGone``), and neither
 does one whose own ``{{bots}}`` excludes the bot. A talk page that redirects is
-followed once; a double or broken redirect is refused. Pywikibot's errors leave
-the public methods through :mod:`winellbot.wiki.boundary`.
+followed once, and only to a page of the same talk namespace; a redirect elsewhere
+(``Talk:X`` to ``User talk:Admin``) is an ``UnsafeWriteError``, a double or a broken
+one is refused. A post on
+a talk page is made only while, at the moment of writing, the talk page or the
+article carries the opt-in template (``optin_template``): a talk page deleted or an
+opt-in removed during a cycle gets nothing (``PostingRefused``); a talk page is
+created only for an article that carries the opt-in itself. Pywikibot's errors
+leave the public methods through :mod:`winellbot.wiki.boundary`.
 
 Talk pages get at most one new section per ``new_section_interval_days``: the
 bot's own recent revisions of the page are read, and a revision whose summary
@@ -85,8 +91,10 @@ class WikiWriter:
     def __init__(self, site, *, bot_user: str, shutoff_page: str,
                  allowed_userspace_prefix: str | None = None, new_section_interval_days: float = 7,
                  edit_summary_prefix: str = "winellbot: article update suggestions for human review",
-                 message_type: str = "winellbot") -> None:
+                 message_type: str = "winellbot", optin_template: str | None = None) -> None:
         self.site = site
+        self.optin_template = optin_template
+        self._optin_names: frozenset[str] | None = None
         self.bot_user = bot_user
         self.message_type = message_type
         self.shutoff_page = shutoff_page
@@ -116,7 +124,7 @@ class WikiWriter:
         self.check_article(article_title)
         for attempt in range(2):
             page = self._talk_page(article_title)
-            text = page.text if page.exists() else ""
+            text = self._opted_in_talk(page, article_title)
             new_blocks, skipped = _unposted(blocks, text)
             ids = tuple(i for i, _ in new_blocks)
             if not new_blocks:
@@ -299,12 +307,48 @@ class WikiWriter:
             raise UnsafeWriteError(f"{article_title} has no talk page")
         if talk.exists() and talk.isRedirectPage():
             target = talk.getRedirectTarget()  # posting on a redirect would replace it
+            if target.namespace().id != talk.namespace().id:
+                raise UnsafeWriteError(f"{talk.title()} redirects to {target.title()}, outside its namespace: "
+                                       "nothing posted there")
             if not target.exists():
                 raise PostingRefused(f"{talk.title()} redirects to {target.title()}, which does not exist")
             if target.isRedirectPage():
                 raise PostingRefused(f"{talk.title()} is a double redirect (through {target.title()})")
             talk = target
         return talk
+
+    def _opted_in_talk(self, page, article_title: str) -> str:
+        """The talk page's text, read now, if a post may go there: the talk page or the article
+        carries the opt-in template at this moment; a talk page that does not exist is created only
+        for an article that carries it itself (a deleted talk page is not brought back on an opt-in
+        it no longer shows). Else ``PostingRefused``."""
+        text = page.get(force=True) if page.exists() else ""
+        if self.optin_template is None or (text and self._carries_optin(text)):
+            return text
+        if self._carries_optin(self._page(article_title).get(force=True)):
+            return text
+        where = "the talk page or the article" if text else "the article (the talk page does not exist)"
+        raise PostingRefused(f"{page.title()}: the opt-in ({{{{{self.optin_template}}}}}) is not on {where} "
+                             "now; nothing posted")
+
+    def _carries_optin(self, text: str) -> bool:
+        import mwparserfromhell
+
+        names = self._optin_template_names()
+        return any(_template_name(t.name) in names for t in mwparserfromhell.parse(text).filter_templates())
+
+    def _optin_template_names(self) -> frozenset[str]:
+        """The opt-in template's name and those of its redirects, normalised (read once)."""
+        if self._optin_names is None:
+            template = pywikibot.Page(self.site, self.optin_template, ns=10)
+            names = {_template_name(template.title(with_ns=False))}
+            try:
+                names |= {_template_name(p.title(with_ns=False))
+                          for p in template.backlinks(filter_redirects=True, namespaces=[10])}
+            except pwb_errors.Error:
+                pass  # the template's own name still counts
+            self._optin_names = frozenset(names)
+        return self._optin_names
 
     def _recent_new_section(self, page) -> bool:
         """Whether the bot opened a section on this page within the interval."""
@@ -326,6 +370,13 @@ class WikiWriter:
         if sorted(found) != sorted(suggestion_ids) or len(set(found)) != len(found):
             raise ValueError(f"body holds suggestions {found}, expected {list(suggestion_ids)}")
         return head, blocks, tail
+
+
+def _template_name(name) -> str:
+    """A template's name as the wiki compares it: trimmed, spaces for underscores, first letter up."""
+    text = " ".join(str(name).replace("_", " ").split())
+    text = text.split(":", 1)[1].strip() if text.lower().startswith("template:") else text
+    return text[:1].upper() + text[1:]
 
 
 def _unposted(blocks: list[tuple[str, str]], page_text: str) -> tuple[list[tuple[str, str]], tuple[str, ...]]:
