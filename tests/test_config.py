@@ -109,3 +109,20 @@ def test_search_backend_choices_match_the_search_package():
 def test_overrides_are_validated_too():
     with pytest.raises(ConfigError, match="schedule.recheck_days must be at least 0"):
         load_settings(overrides={"schedule": {"recheck_days": -1}})
+
+
+@pytest.mark.parametrize("section, key, value, says", [
+    ("schedule", "interval_minutes", 99999999999999999, "at most 525600"),
+    ("wiki", "max_wait", float("inf"), "finite"),
+    ("wiki", "max_wait", 1e12, "at most 3600"),
+    ("wiki", "put_throttle", float("inf"), "finite"),
+    ("wiki", "put_throttle", float("nan"), "finite"),
+    ("wiki", "content_namespaces", [True], "a boolean is not a number"),
+    ("posting", "max_per_wiki_per_day", 10**9, "at most 10000"),
+])
+def test_extreme_settings_are_refused_with_the_setting_named(section, key, value, says):
+    """Issue 30's probes: each crashed later (an OverflowError in run, minute-long sleeps)."""
+    from winellbot.config import load_settings
+
+    with pytest.raises(ConfigError, match=f"{section}.{key}.*{says}"):
+        load_settings(None, overrides={section: {key: value}})

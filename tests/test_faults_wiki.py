@@ -66,6 +66,9 @@ def test_a_protected_talk_page_is_a_recorded_error_and_the_cycle_goes_on(scene, 
     errors = [e for e in state.db["errors"].rows if e["page"] == opted]
     assert errors and "refused the save" in errors[0]["message"] and "protect" in errors[0]["message"]
     assert state.suggestions(page=opted, status="proposed"), "kept for a later run"
+    run = state.db["runs"].get(report.run_id)
+    assert run["errors"] == report.counter["recorded"] == state.count_errors(report.run_id) >= 1, \
+        "a refused save counts in the run's summary (issue 30: it said 0 errors)"
     status = winellbot(write_config(scene["settings"], tmp_path), "status")
     assert f"error: " in status.stdout and opted in status.stdout and "refused the save" in status.stdout
 

@@ -96,6 +96,24 @@ def test_due_pages_respects_next_due():
     assert state.due_pages(["A", "B", "C"]) == ["B", "C"]
 
 
+def test_a_clock_that_ran_fast_does_not_close_the_caps_or_park_pages():
+    """Issue 30: a run with the clock 400 days ahead left posts and due dates in the future."""
+    import datetime as dt
+
+    state = State()
+    s = suggestion()
+    state.record_result(state.start_run("offline"), "Town", PipelineResult((s,)))
+    ahead = (dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=400)).replace(microsecond=0).isoformat()
+    state.record_post([s.id], "Talk:Town", 42, "Suggested updates")
+    state.db["posts"].update(1, {"posted_at": ahead})
+    week_ago = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=7)).isoformat()
+    assert state.count_posts(week_ago, page="Town") == 0  # the future-dated post is not counted
+    assert state.count_posts(week_ago, page="Town", until=ahead) == 1
+    state.touch_page("Town", next_due=ahead)
+    assert state.due_pages(["Town"]) == []  # without the horizon, the page waits for its due date
+    assert state.due_pages(["Town"], horizon_days=7) == ["Town"]
+
+
 def test_pending_suggestions_are_rebuilt_from_state_with_the_same_id(tmp_path):
     path = tmp_path / "s.sqlite"
     s = suggestion(findings=(GateFinding("style", "flag", "relative time: 'recently'"),))
@@ -133,3 +151,47 @@ def test_a_suggestion_stored_before_its_reason_was_takes_the_loops_record(tmp_pa
     recorded.db["suggestions"].update(s.id, {"update_reason": None})  # as a row of an older version
     [again] = State(path).pending("Town")
     assert again.update.reason == "placed by words"
+
+
+def test_read_only_opens_beside_a_writer_in_rollback_journal_mode_never_see_a_torn_file(tmp_path):
+    """Issue 30: a read-only open of a delete-journal database (the mode on NFS) was made immutable,
+    so it ignored the writer's locks and now and then read a half-written file."""
+    import subprocess
+    import sys
+    import time
+
+    path = tmp_path / "s.sqlite"
+    State(path, journal_mode="delete").db["t"].insert({"id": 0, "x": "y" * 2000}, pk="id")
+    writer = subprocess.Popen([sys.executable, "-c", f"""
+import sqlite3, time
+db = sqlite3.connect({str(path)!r}, timeout=30)
+i = 1
+end = time.time() + 6
+while time.time() < end:
+    with db:
+        db.executemany("insert into t (id, x) values (?, ?)", [(i * 1000 + k, "y" * 2000) for k in range(300)])
+        db.execute("delete from t where id < ?", (i * 1000 - 2000,))
+    i += 1
+"""])
+    problems, reads = [], 0
+    try:
+        while writer.poll() is None:
+            try:
+                state = State(path, readonly=True)
+                rows = state.db.execute("select count(*), sum(length(x)) from t").fetchone()
+                assert rows[1] == rows[0] * 2000
+                reads += 1
+                state.db.conn.close()
+            except Exception as exc:  # noqa: BLE001 - every failure is the finding
+                problems.append(repr(exc))
+            time.sleep(0.001)
+    finally:
+        writer.wait()
+    assert reads > 50 and problems == [], (reads, problems[:3])
+
+
+def test_a_damaged_file_read_only_is_one_line_naming_it(tmp_path):
+    bad = tmp_path / "bad.sqlite"
+    bad.write_bytes(b"SQLite format 3\x00" + b"garbage" * 3000)
+    with pytest.raises(StateError, match=f"{bad}.*move it aside"):
+        State(bad, readonly=True)

@@ -101,9 +101,12 @@ class WinellBot:
             self.state.record_error(run_id, report.pages[-1] if report.pages else None, "budget", report.stopped)
             log.warning("stopping: %s", report.stopped)
         finally:
+            # Every error or skip recorded in the cycle counts (a refused save, a pipeline error, a
+            # corpus line), not only those that ended a page.
+            report.counter["recorded"] = self.state.count_errors(run_id)
             self.state.finish_run(run_id, status if status != "done" or not report.stopped else "stopped",
                                   pages=len(report.pages), suggestions=report.counter["suggestions"],
-                                  posted=report.counter["posted"], errors=report.counter["errors"])
+                                  posted=report.counter["posted"], errors=report.counter["recorded"])
         return report
 
     def _record_input_problems(self, run_id: int) -> None:
@@ -132,7 +135,7 @@ class WinellBot:
     def _due(self, titles: list[str], force: bool) -> list[str]:
         if force:
             return list(titles)
-        due = set(self.state.due_pages(titles))
+        due = set(self.state.due_pages(titles, horizon_days=self.settings.schedule.recheck_days))
         # A page edited since its last run is due again now: its text (and so what is new) changed.
         latest = self.reader.latest_revisions(titles)
         for title in titles:
@@ -230,6 +233,8 @@ class WinellBot:
                            max_per_wiki_per_day=p.max_per_wiki_per_day).plan(article, pending)
         for sid, why in plan.merged.items():
             self.state.set_status(sid, "held", why)
+        if report is not None:
+            report.counter["merged"] += len(plan.merged)
         if plan.capped:
             log.info("%s: %d suggestion(s) wait for a later cycle: at most %s", title, len(plan.capped), plan.cap_reason)
             if report is not None:

@@ -170,7 +170,9 @@ def format_suggestion(s) -> str:
 def print_report(report: CycleReport) -> None:
     c = report.counter
     print(f"run {report.run_id}: {len(report.pages)} page(s), {c['suggestions']} suggestion(s) "
-          f"({c['held']} held by gates), {c['posted']} page(s) posted, {c['errors']} error(s)"
+          f"({c['held']} held by gates" + (f", {c['merged']} held as the same fact as another" if c["merged"] else "")
+          + f"), {c['posted']} page(s) posted, {c['recorded']} error(s) or skip(s) "
+          f"recorded"
           + (f", {c['capped']} waiting for the posting caps" if c["capped"] else "")
           + (f"; stopped: {report.stopped}" if report.stopped else ""))
 

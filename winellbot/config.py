@@ -14,6 +14,7 @@ boolean is never read as a number.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import tomllib
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ class Domain:
     choices: tuple = ()
     above: float | None = None  # the value must be greater than this
     at_least: float | None = None  # ... or at least this
+    at_most: float | None = None  # a sane upper bound: beyond it a value is a typo, or an overflow later
     path: str = ""  # "dir" or "file": a non-empty value must name an existing one
     keys: tuple = ()  # a table's allowed keys
 
@@ -42,6 +44,8 @@ class Domain:
                 raise ConfigError(f"{where} must be greater than {self.above:g}; got {_toml_value(item)}")
             if self.at_least is not None and not item >= self.at_least:
                 raise ConfigError(f"{where} must be at least {self.at_least:g}; got {_toml_value(item)}")
+            if self.at_most is not None and not item <= self.at_most:
+                raise ConfigError(f"{where} must be at most {self.at_most:g}; got {_toml_value(item)}")
         if self.path and value:
             target = Path(value).expanduser()
             exists = target.is_dir() if self.path == "dir" else target.is_file()
@@ -79,14 +83,14 @@ class WikiSettings:
     # "per-article" (User:BOT/Queue/Title) or "single" (User:BOT/Queue)
     queue_mode: str = setting("per-article", choices=("per-article", "single"))
     queue_prefix: str = ""  # empty: User:<username>/Queue
-    maxlag: int = setting(5, above=0)  # seconds; Wikipedia's recommended value for bots
-    put_throttle: float = setting(10.0, at_least=0)  # seconds between saves
-    new_section_interval_days: int = setting(7, at_least=0)  # at most one new talk section per page per N days
+    maxlag: int = setting(5, above=0, at_most=60)  # seconds; Wikipedia's recommended value for bots
+    put_throttle: float = setting(10.0, at_least=0, at_most=600)  # seconds between saves
+    new_section_interval_days: int = setting(7, at_least=0, at_most=365)  # at most one new talk section per page per N days
     simulate: bool = False
     # How long a wiki that does not answer is waited for (seconds, retries included) before the
     # cycle stops with one line; Pywikibot's own default retries for over 20 minutes.
-    max_wait: float = setting(60.0, above=0)
-    content_namespaces: list[int] = setting(factory=lambda: [0], at_least=0)  # only these are articles
+    max_wait: float = setting(60.0, above=0, at_most=3600)
+    content_namespaces: list[int] = setting(factory=lambda: [0], at_least=0, at_most=100_000)  # only these are articles
     message_type: str = "winellbot"  # what {{bots|optout=...}} names to opt out of this bot's messages
     # The wiki's language (ISO 639-1 code): a suggestion whose text is in another is held (gates/language.py)
     language: str = "en"
@@ -102,9 +106,9 @@ class WikiSettings:
 
 @dataclass
 class ScheduleSettings:
-    interval_minutes: int = setting(360, above=0)  # how often `winellbot run` starts a cycle
-    recheck_days: float = setting(7.0, at_least=0)  # a page is due again this long after its last run
-    max_pages_per_cycle: int = setting(200, at_least=1)
+    interval_minutes: int = setting(360, above=0, at_most=525_600)  # how often `winellbot run` starts a cycle
+    recheck_days: float = setting(7.0, at_least=0, at_most=3650)  # a page is due again this long after its last run
+    max_pages_per_cycle: int = setting(200, at_least=1, at_most=1_000_000)
 
 
 @dataclass
@@ -113,23 +117,23 @@ class PipelineSettings:
 
     # "openai": the LLM agent; "hybrid": the agent reading the passages the offline stages found
     backend: str = setting("offline", choices=("offline", "openai", "hybrid"))
-    max_suggestions: int = setting(5, at_least=1)
+    max_suggestions: int = setting(5, at_least=1, at_most=50)
     # The aggregation loop's bounds. A model's round costs several calls, so the agent reads few
     # documents; the offline stages cost little per document and find most when they read every
     # one the search returns (dev backtest, 20 documents per task: 8/3 rounds C_soft 12.8%,
     # 20/5 14.4%, 40/10 15.0%).
-    max_iterations: int = setting(8, at_least=1)
-    max_empty: int = setting(3, at_least=1)
-    offline_max_iterations: int = setting(40, at_least=1)
-    offline_max_empty: int = setting(10, at_least=1)
+    max_iterations: int = setting(8, at_least=1, at_most=200)
+    max_empty: int = setting(3, at_least=1, at_most=200)
+    offline_max_iterations: int = setting(40, at_least=1, at_most=1000)
+    offline_max_empty: int = setting(10, at_least=1, at_most=1000)
     # Sentence embeddings (all-MiniLM-L6-v2) are computed once per text and kept here; empty:
     # beside the state database (winellbot.sqlite -> winellbot.embeddings.sqlite).
     embedding_cache: str = ""
-    model_threads: int = setting(2, at_least=1)  # torch threads for the embedding model (more than the cores only contend)
+    model_threads: int = setting(2, at_least=1, at_most=256)  # torch threads for the embedding model (more than the cores only contend)
     # The acceptability score that decides what is posted (winellbot/gates/acceptability.py): an
     # operator's refit instead of the shipped model, and a bar other than the model's own (-1).
     acceptability_model: str = setting("", path="file")
-    acceptability_threshold: float = setting(-1.0, at_least=-1.0)
+    acceptability_threshold: float = setting(-1.0, at_least=-1.0, at_most=1.0)
 
     def embedding_cache_path(self, state_path: str) -> Path:
         return Path(self.embedding_cache) if self.embedding_cache else Path(state_path).with_suffix(".embeddings.sqlite")
@@ -139,7 +143,7 @@ class PipelineSettings:
 class SearchSettings:
     backend: str = setting("corpus", choices=SEARCH_BACKENDS)
     corpus_dir: str = setting("", path="dir")  # empty: the bundled fictional sample news
-    window_days: int = setting(30, at_least=1)  # only sources newer than the last check, or this many days
+    window_days: int = setting(30, at_least=1, at_most=36_500)  # only sources newer than the last check, or this many days
     base_url: str = ""  # for searxng, or to point a backend at another host
     api_key_env: str = "WINELLBOT_SEARCH_API_KEY"
     allow_private_urls: bool = False  # the fetcher's SSRF guard; tests allow loopback
@@ -151,8 +155,8 @@ class LLMSettings:
     # the bot on 127.0.0.1 with local_model (empty: the bundled SmolLM2-135M-Instruct GGUF), no key
     backend: str = setting("openai", choices=("openai", "local"))
     local_model: str = setting("", path="file")  # a GGUF file
-    local_n_ctx: int = setting(4096, at_least=256)
-    local_threads: int = setting(0, at_least=0)  # 0: up to 2
+    local_n_ctx: int = setting(4096, at_least=256, at_most=131_072)
+    local_threads: int = setting(0, at_least=0, at_most=256)  # 0: up to 2
     # how a JSON schema is sent: "auto" (learned per server), "json_schema" (OpenAI, vLLM, Ollama),
     # "json_object_schema" (llama.cpp), "json_object" or "text"
     response_format: str = setting("auto", choices=("auto", "json_schema", "json_object_schema", "json_object",
@@ -161,9 +165,9 @@ class LLMSettings:
     model: str = "gpt-4.1-mini"
     # The paper used a strong model for criteria and a small one for aggregation.
     stage_models: dict[str, str] = setting(factory=lambda: {"criteria": "gpt-4.1"}, keys=STAGES)
-    token_budget: int = setting(200_000, at_least=1)  # per run
-    timeout: float = setting(60.0, above=0)
-    max_retries: int = setting(4, at_least=0)
+    token_budget: int = setting(200_000, at_least=1, at_most=1_000_000_000)  # per run
+    timeout: float = setting(60.0, above=0, at_most=3600)
+    max_retries: int = setting(4, at_least=0, at_most=20)
     # "local": the fine-tuned editor shipped with winellbot (winellbot/data/editor), in-process
     editor_backend: str = setting("llm", choices=("llm", "transformers", "local", "offline"))
     editor_model_dir: str = setting("", path="dir")  # "transformers": the model; "local": another adapter
@@ -186,16 +190,16 @@ class PostingSettings:
     # article prose; "edit": the paragraph edit with a preview; "auto": fact on English Wikipedia
     # (whose guidance restricts LLM-written article text), edit elsewhere.
     style: str = setting("auto", choices=("auto", "fact", "edit"))
-    max_per_page_per_week: int = setting(2, at_least=0)  # suggestions posted per article in any 7 days
-    max_per_wiki_per_day: int = setting(10, at_least=0)  # suggestions posted on the wiki in any 24 hours
+    max_per_page_per_week: int = setting(2, at_least=0, at_most=100)  # suggestions posted per article in any 7 days
+    max_per_wiki_per_day: int = setting(10, at_least=0, at_most=10_000)  # suggestions posted on the wiki in any 24 hours
 
 
 @dataclass
 class LoggingSettings:
     file: str = ""  # a log file, rotated by size; empty: stderr only (``--log-file`` overrides)
     level: str = setting("info", choices=("debug", "info", "warning", "error"))  # what goes to the file
-    max_bytes: int = setting(5_000_000, at_least=1)  # rotate when the file reaches this size
-    backup_count: int = setting(5, at_least=0)  # rotated files kept (winellbot.log.1 ... .5)
+    max_bytes: int = setting(5_000_000, at_least=1, at_most=10_000_000_000)  # rotate when the file reaches this size
+    backup_count: int = setting(5, at_least=0, at_most=1000)  # rotated files kept (winellbot.log.1 ... .5)
 
 
 @dataclass
@@ -234,6 +238,11 @@ def _check_type(where: str, default: Any, value: Any) -> None:
     if not ok:
         note = " (a boolean is not a number)" if isinstance(value, bool) and expected in (int, float) else ""
         raise ConfigError(f"{where} should be {expected.__name__}, got {_toml_value(value)}{note}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(f"{where} must be a finite number, got {_toml_value(value)}")
+    if isinstance(value, list) and default:  # each item of a list has the type of the default's items
+        for item in value:
+            _check_type(f"{where} item", default[0], item)
 
 
 def validate_settings(settings: Settings) -> Settings:

@@ -98,8 +98,10 @@ class PostPlanner:
 
     def _room(self, page: str) -> tuple[int, str]:
         now = self.now or dt.datetime.now(dt.timezone.utc)
-        week = self.state.count_posts((now - dt.timedelta(days=7)).replace(microsecond=0).isoformat(), page=page)
-        day = self.state.count_posts((now - dt.timedelta(days=1)).replace(microsecond=0).isoformat())
+        until = now.replace(microsecond=0).isoformat()
+        week = self.state.count_posts((now - dt.timedelta(days=7)).replace(microsecond=0).isoformat(), page=page,
+                                      until=until)
+        day = self.state.count_posts((now - dt.timedelta(days=1)).replace(microsecond=0).isoformat(), until=until)
         page_room, wiki_room = max(0, self.per_page - week), max(0, self.per_wiki - day)
         if page_room <= wiki_room:
             return page_room, f"{self.per_page} suggestions per article in 7 days ({week} posted)"

@@ -139,6 +139,7 @@ class State:
         try:
             if readonly:
                 self.db = sqlite_utils.Database(_connect_readonly(self.path))
+                self.db.execute("select count(*) from sqlite_master").fetchone()  # a damaged file fails here
                 return
             if not memory:
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -154,7 +155,8 @@ class State:
         except Exception as exc:  # sqlite3.DatabaseError and friends
             if isinstance(exc, StateError):
                 raise
-            raise StateError(f"cannot open state database {path}: {exc}") from exc
+            raise StateError(f"cannot open state database {path}: {exc} (a damaged file: restore it from a "
+                             "backup, or move it aside and the next run starts a new one)") from exc
 
     def snapshot(self) -> State:
         """An in-memory copy of this state: a dry run works on it and leaves the real one as it was."""
@@ -234,13 +236,19 @@ class State:
         with self.db.atomic():
             self.db["pages"].upsert({"title": title, **fields}, pk="title", alter=True)
 
-    def due_pages(self, titles: Iterable[str], at: str | None = None) -> list[str]:
-        """Titles never run or whose ``next_due`` has passed, in the order given."""
+    def due_pages(self, titles: Iterable[str], at: str | None = None, horizon_days: float | None = None) -> list[str]:
+        """Titles never run or whose ``next_due`` has passed, in the order given. With
+        ``horizon_days`` (the recheck period), a ``next_due`` further ahead than that was written by a
+        clock that ran fast: the page is due now, not after the clock has caught up."""
         at = at or now()
+        latest = None
+        if horizon_days is not None:
+            latest = (dt.datetime.fromisoformat(at) + dt.timedelta(days=horizon_days + 1)).isoformat()
         out = []
         for title in titles:
             row = self.page(title)
-            if row is None or not row.get("next_due") or row["next_due"] <= at:
+            due = row.get("next_due") if row else None
+            if not due or due <= at or (latest is not None and due > latest):
                 out.append(title)
         return out
 
@@ -342,10 +350,13 @@ class State:
                                          "url": (links or {}).get(sid)})
                 self.db["suggestions"].update(sid, {"status": "posted", "updated": now()})
 
-    def count_posts(self, since: str, page: str | None = None) -> int:
-        """Suggestions posted at or after ``since`` (ISO time), on the wiki or for one article."""
-        sql = "select count(*) from posts p join suggestions s on s.id = p.suggestion_id where p.posted_at >= ?"
-        args = [since] + ([page] if page is not None else [])
+    def count_posts(self, since: str, page: str | None = None, until: str | None = None) -> int:
+        """Suggestions posted from ``since`` to ``until`` (ISO times; ``until`` defaults to now), on the
+        wiki or for one article. A post dated in the future was recorded by a clock that ran fast: it
+        does not keep a cap closed until the clock catches up."""
+        sql = ("select count(*) from posts p join suggestions s on s.id = p.suggestion_id "
+               "where p.posted_at >= ? and p.posted_at <= ?")
+        args = [since, until or now()] + ([page] if page is not None else [])
         return self.db.execute(sql + (" and s.page = ?" if page is not None else ""), args).fetchone()[0]
 
     def posted(self, page: str | None = None, since: str | None = None) -> list[dict]:
@@ -400,6 +411,10 @@ class State:
         rows = list(self.db["sources"].rows_where("url = ?", [url]))
         return rows[0] if rows else None
 
+    def count_errors(self, run_id: int) -> int:
+        """How many errors and skips were recorded for the run (every stage: pipeline, post, corpus ...)."""
+        return self.db.execute("select count(*) from errors where run_id = ?", [run_id]).fetchone()[0]
+
     def record_error(self, run_id: int | None, page: str | None, stage: str, message: str) -> None:
         with self.db.atomic():
             self._error(run_id, page, stage, message)
@@ -447,15 +462,28 @@ def journal_mode_for(path: str | Path, mounts: str | None = None) -> str:
     return "delete" if kind in NETWORK_FILESYSTEMS or kind.startswith("nfs") else "wal"
 
 
+def _wal_file(path: str) -> bool:
+    """Whether the database file's header says WAL mode (its read and write versions are 2)."""
+    try:
+        with open(path, "rb") as fh:
+            header = fh.read(20)
+    except OSError:
+        return False
+    return len(header) == 20 and header[18] == 2 and header[19] == 2
+
+
 def _connect_readonly(path: str):
-    """A read-only connection that creates no file: with no write-ahead log beside the database
-    (no writer since the last clean close), the file is complete and is opened as immutable;
-    otherwise SQLite reads it with the log that is already there."""
+    """A read-only connection that creates no file. A database in WAL mode with no write-ahead log
+    beside it has no writer (a writer keeps the log open) and is opened as immutable, since SQLite
+    could not read it otherwise without creating the log's index; with a log, SQLite reads it with
+    the log. A database with a rollback journal (the mode used on NFS) is never opened as
+    immutable: a writer may be changing it, and only SQLite's locks keep a read whole (issue 30: one
+    read in 12,238 saw "database disk image is malformed" beside a writer)."""
     import sqlite3
     from urllib.parse import quote
 
     if not Path(path).is_file():
         raise StateError(f"no state database at {path} (no job has run with this configuration yet)")
-    immutable = "" if Path(path + "-wal").exists() else "&immutable=1"
+    immutable = "&immutable=1" if _wal_file(path) and not Path(path + "-wal").exists() else ""
     return sqlite3.connect(f"file:{quote(str(Path(path).resolve()))}?mode=ro{immutable}", uri=True,
                            timeout=BUSY_TIMEOUT_MS / 1000)
