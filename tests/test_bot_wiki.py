@@ -117,6 +117,31 @@ def test_sigkill_while_posting_never_posts_twice_and_loses_nothing(scene, site, 
         assert texts.count(f"<!-- winellbot-suggestion:{sid} -->") == 1, sid
 
 
+def test_a_kill_between_the_queue_post_and_its_listing_is_repaired_by_the_next_run(scene, site, tmp_path):
+    """Issue 30: after kills while posting, queue pages were never listed on the queue index."""
+    import pywikibot
+
+    s = scene["settings"]
+    config = tmp_path / "winellbot.toml"
+    config.write_text(dump_settings(s), encoding="utf-8")
+    env = dict(os.environ, WINELLBOT_PAUSE_AFTER_WRITE="60", PYTHONUNBUFFERED="1")
+    cmd = [sys.executable, "-m", "winellbot.cli", "once", "--force", "--config", str(config), f"-page:{scene['listed']}"]
+    queue = f"{s.wiki.queue}/{scene['listed']}"
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None and not pywikibot.Page(site, queue).exists():
+        time.sleep(0.3)
+    assert proc.poll() is None, proc.stdout.read().decode()
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    index = pywikibot.Page(site, s.wiki.queue)
+    assert not index.exists() or queue not in index.get(force=True), "killed before the listing"
+    env.pop("WINELLBOT_PAUSE_AFTER_WRITE")
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"[[{queue}" in pywikibot.Page(site, s.wiki.queue).get(force=True)
+
+
 def test_pywikibot_simulate_writes_nothing_and_keeps_suggestions_pending(scene, site, tmp_path):
     import pywikibot
 
@@ -129,5 +154,11 @@ def test_pywikibot_simulate_writes_nothing_and_keeps_suggestions_pending(scene, 
     assert done.returncode == 0, done.stdout + done.stderr
     assert "winellbot-suggestion" not in pywikibot.Page(site, f"Talk:{scene['opted']}").text
     assert not pywikibot.Page(site, f"{s.wiki.queue}/{scene['listed']}").exists()
+    # -simulate is a dry run for the state too (issue 30): nothing found, scheduled or run is kept,
+    # so the next real run does everything a real run does
     state = State(s.state.path)
-    assert state.suggestions(status="proposed") and not state.suggestions(status="posted")
+    assert not state.suggestions() and not list(state.db["pages"].rows)
+    assert [r["status"] for r in state.db["runs"].rows] == []
+    real = subprocess.run(cmd[:-1], capture_output=True, text=True, timeout=300)
+    assert real.returncode == 0, real.stdout + real.stderr
+    assert "winellbot-suggestion" in pywikibot.Page(site, f"Talk:{scene['opted']}").text

@@ -252,9 +252,12 @@ class WinellBot:
             body = "".join(render.render_queue_entry(s, bot_user=user, style=style, notes=plan.notes.get(s.id))
                            for s in plan.post)
             outcome = self.writer.post_queue(self.queue_page(title), body, ids, article=title)
-            if outcome.posted_ids and self.settings.wiki.queue_mode == "per-article":
-                self.writer.list_on_index(self.settings.wiki.queue, outcome.target, title)
         _pause_for_tests("WINELLBOT_PAUSE_AFTER_WRITE")
+        # Also when everything was there already: a job killed between the post and the listing left
+        # the page unlisted (listing is idempotent).
+        if not opted_in and (outcome.posted_ids or outcome.skipped_ids) \
+                and self.settings.wiki.queue_mode == "per-article":
+            self.writer.list_on_index(self.settings.wiki.queue, outcome.target, title)
         done = list(outcome.posted_ids) + list(outcome.skipped_ids)
         if _simulating():
             # Pywikibot's -simulate answered the save without writing: nothing is posted, so the

@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import sqlite3
 import threading
 import warnings
 from collections.abc import Iterator
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from winellbot.bot import CycleReport, WinellBot
 from winellbot.config import Settings
-from winellbot.errors import ConfigError, WikiError
+from winellbot.errors import ConfigError, StateError, WikiError
 from winellbot.state.db import State
 from winellbot.state.lock import JobLock
 
@@ -33,8 +34,8 @@ def job_state(settings: Settings, *, dry_run: bool = False) -> Iterator[State]:
     on changes (what was found, the pages' schedule, reviewers' verdicts): every dry run shows what
     a real run would do now. Only its cost is kept: its run and model calls, and the model's replies.
     """
-    if dry_run:  # build_bot makes the copy; the run and its model calls are kept (_keep_cost)
-        yield open_state(settings)
+    if dry_run:  # the run and its model calls are kept afterwards (_keep_cost)
+        yield dry_run_copy(settings)
         return
     with JobLock(settings.state.path) as lock:
         state = open_state(settings)
@@ -42,6 +43,19 @@ def job_state(settings: Settings, *, dry_run: bool = False) -> Iterator[State]:
         if killed or lock.taken_over:
             log.warning("run(s) %s of a killed job marked 'killed'", ", ".join(map(str, killed)) or "(none)")
         yield state
+
+
+def dry_run_copy(settings: Settings) -> State:
+    """An in-memory copy of the state for a dry run. The file is opened read-only only for the
+    moment of copying: a dry run holds no connection a real job's writes would wait on (issue 30: a
+    real job beside dry runs died with "database is locked")."""
+    if not Path(settings.state.path).is_file():
+        return State()
+    real = open_state(settings, readonly=True)
+    try:
+        return real.snapshot()
+    finally:
+        real.db.conn.close()
 
 
 def state_dir(settings: Settings) -> Path:
@@ -65,6 +79,12 @@ def build_bot(settings: Settings, state: State, *, dry_run: bool = False, wiki=N
         gates=factory.build_gates(settings, state, client=client), settings=settings, dry_run=dry_run,
         clients=tuple(c for c in (client, editor_client) if c is not None),
     )
+
+
+def simulating(settings: Settings, args: list[str]) -> bool:
+    """Whether Pywikibot will only simulate the saves (``-simulate`` or ``[wiki] simulate``): the job
+    then works on a copy of the state too, so a later real run finds everything still to do."""
+    return settings.wiki.simulate or any(a == "-simulate" or a.startswith("-simulate:") for a in args)
 
 
 def titles_from_args(site, args: list[str]) -> list[str] | None:
@@ -92,12 +112,12 @@ def titles_from_args(site, args: list[str]) -> list[str] | None:
 def once(settings: Settings, args: list[str], *, force: bool = False, dry_run: bool = False) -> int:
     from winellbot import factory
 
-    with job_state(settings, dry_run=dry_run) as state:
+    with job_state(settings, dry_run=dry_run or simulating(settings, args)) as state:
         wiki = factory.build_wiki(settings, state_dir(settings))
         titles = titles_from_args(wiki.site, args)
         bot = build_bot(settings, state, dry_run=dry_run, wiki=wiki)
         report = bot.run(titles, force=force or titles is not None)
-        _keep_cost(state, bot, report)
+        _keep_cost(settings, bot, report)
     if _failed(report):
         raise WikiError(f"run {report.run_id} stopped: {report.stopped}")
     print_report(report)
@@ -123,12 +143,12 @@ def run_forever(settings: Settings, args: list[str]) -> int:
 def article(settings: Settings, args: list[str], title: str, *, post: bool = False, as_json: bool = False) -> int:
     from winellbot import factory
 
-    with job_state(settings, dry_run=not post) as state:
+    with job_state(settings, dry_run=not post or simulating(settings, args)) as state:
         wiki = factory.build_wiki(settings, state_dir(settings))
         titles_from_args(wiki.site, args)  # honours -simulate and friends
         bot = build_bot(settings, state, dry_run=not post, wiki=wiki)
         report = bot.run([title], force=True)
-        _keep_cost(state, bot, report)
+        _keep_cost(settings, bot, report)
     if title in report.problems:
         raise WikiError(report.problems[title])
     if _failed(report):
@@ -149,10 +169,19 @@ def article(settings: Settings, args: list[str], title: str, *, post: bool = Fal
     return 0
 
 
-def _keep_cost(state: State, bot: WinellBot, report: CycleReport) -> None:
-    """After a dry run (on a copy), keep its run and model calls in the real state, if there is one."""
-    if bot.dry_run and state.path != ":memory:":
-        report.run_id = state.keep_dry_run(bot.state, report.run_id) or report.run_id
+def _keep_cost(settings: Settings, bot: WinellBot, report: CycleReport) -> None:
+    """After a dry run (on a copy), keep its run and model calls in the real state, in one short
+    transaction; if the state cannot take them now, the dry run says so and its output stands."""
+    if not bot.dry_run or settings.state.path == ":memory:":
+        return
+    try:
+        real = open_state(settings)
+        try:
+            report.run_id = real.keep_dry_run(bot.state, report.run_id) or report.run_id
+        finally:
+            real.db.conn.close()
+    except (StateError, sqlite3.Error) as exc:
+        log.warning("the dry run's cost records were not kept in %s: %s", settings.state.path, exc)
 
 
 def _failed(report: CycleReport) -> bool:
