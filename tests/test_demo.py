@@ -5,6 +5,7 @@ headless, installed by scripts/setup.sh): the talk pages, the review queue and t
 must show no red link, no "Cite error" and no raw "Template:" text, in both posting styles.
 """
 import json
+import os
 import re
 import shlex
 import shutil
@@ -183,6 +184,23 @@ def test_edit_style_previews_render_without_cite_errors(demo_edit):
     assert {t: problems(served(base, t)) for t in targets} == {t: [] for t in targets}
 
 
+def test_the_readmes_withdraw_example_works_on_the_demo_as_printed(demo):
+    """Issue 30: it failed with "WINELLBOT_BOT_PASSWORD is not set", and the printed hints named a
+    command that is not on PATH from a checkout."""
+    cwd, out, _ = demo
+    line = next(x for x in out.splitlines() if x.startswith("State database:"))
+    assert "withdraw ID --config" in line
+    config = cwd / "demo" / "winellbot.toml"
+    assert oct((cwd / "demo" / "bot-password").stat().st_mode & 0o777) == "0o600"
+    env = {k: v for k, v in os.environ.items() if k != "WINELLBOT_BOT_PASSWORD"}
+    posted = subprocess.run([sys.executable, "-m", "winellbot.cli", "posted", "--json", "--config", str(config)],
+                            cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    first = json.loads(posted.stdout.splitlines()[0])["id"]
+    done = subprocess.run([sys.executable, "-m", "winellbot.cli", "withdraw", first, "--reason", "a test",
+                           "--config", str(config)], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "withdrawn on" in done.stdout, done.stdout + done.stderr
+
+
 def test_the_printed_stop_command_works_as_printed_and_a_second_stop_says_so(demo):
     cwd, out, base = demo
     stop = re.search(r"stop it with: (.+)$", out, re.M).group(1)
@@ -196,3 +214,4 @@ def test_the_printed_stop_command_works_as_printed_and_a_second_stop_says_so(dem
     other = subprocess.run([sys.executable, str(script), "stop", "demo/wiki"], cwd=cwd, capture_output=True,
                            text=True, timeout=60)
     assert other.returncode == 0 and other.stdout.strip() == "not running", other.stdout + other.stderr
+

@@ -77,6 +77,9 @@ class WikiSettings:
     family_name: str = ""  # Pywikibot family name for api_url; empty: derived from the URL
     username: str = "WinellBot"
     bot_password_app: str = "winellbot"
+    # A file holding the BotPassword, read when WINELLBOT_BOT_PASSWORD is not set (the demo writes one
+    # for its private wiki; on a real wiki prefer the environment, e.g. `toolforge envvars`).
+    bot_password_file: str = setting("", path="file")
     optin_template: str = "Winellbot"
     watchlist_page: str = ""  # e.g. "User:WinellBot/Watchlist"; empty: none
     shutoff_page: str = ""  # empty: User:<username>/Shutoff
@@ -215,7 +218,14 @@ class Settings:
 
     @property
     def bot_password(self) -> str:
-        return os.environ.get("WINELLBOT_BOT_PASSWORD", "")
+        """``WINELLBOT_BOT_PASSWORD``, else the first line of ``[wiki] bot_password_file``."""
+        value = os.environ.get("WINELLBOT_BOT_PASSWORD", "")
+        if value or not self.wiki.bot_password_file:
+            return value
+        try:
+            return Path(self.wiki.bot_password_file).expanduser().read_text("utf-8").strip()
+        except OSError as exc:
+            raise ConfigError(f"wiki.bot_password_file {self.wiki.bot_password_file}: {exc}") from exc
 
 
 def _apply(section: Any, values: dict, where: str) -> None:

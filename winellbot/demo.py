@@ -45,6 +45,13 @@ def demo_settings(wiki, directory: Path, watchlist: str, shutoff: str, style: st
     s.wiki.api_url = wiki.api_url
     s.wiki.username = creds.bot_user
     s.wiki.bot_password_app = creds.bot_app
+    # The private wiki's BotPassword in a file only the user can read, so that every command of the
+    # README (withdraw, once ...) works with the demo's config without setting the environment.
+    secret = directory / "bot-password"
+    fd = os.open(secret, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(creds.bot_password + "\n")
+    s.wiki.bot_password_file = str(secret)
     s.wiki.watchlist_page = watchlist
     s.wiki.shutoff_page = shutoff
     s.wiki.put_throttle = 0.0  # a private wiki: no need to be gentle
@@ -126,16 +133,21 @@ def _load_samples(wiki, directory: Path, style: str) -> Settings:
     return settings
 
 
-def stop_command(directory: str) -> str:
-    """The command that stops this demo's wiki, as it can be typed in the current directory."""
+def program_words() -> list[str]:
+    """The winellbot command as it can be typed in the current directory."""
     here = Path.cwd()
     script = Path(sys.executable).with_name("winellbot")
     if shutil.which("winellbot") and Path(shutil.which("winellbot")).resolve() == script.resolve():
-        program = ["winellbot"]
-    elif script.is_file():
-        program = [str(script.relative_to(here)) if script.is_relative_to(here) else str(script)]
-    else:
-        program = [sys.executable, "-m", "winellbot.cli"]
+        return ["winellbot"]
+    if script.is_file():
+        return [str(script.relative_to(here)) if script.is_relative_to(here) else str(script)]
+    return [sys.executable, "-m", "winellbot.cli"]
+
+
+def stop_command(directory: str) -> str:
+    """The command that stops this demo's wiki, as it can be typed in the current directory."""
+    here = Path.cwd()
+    program = program_words()
     where = Path(directory)
     extra = [] if where.resolve() == (here / DEFAULT_DIR).resolve() else ["--dir", str(where)]
     return shlex.join([*program, "demo", "--stop", *extra])
@@ -153,6 +165,7 @@ def _print_pages(wiki, settings: Settings, report, stop: str) -> None:
     print(f"The review queue:    {wiki.page_url(settings.wiki.queue)}")
     print(f"Shutoff page:        {wiki.page_url(settings.wiki.shutoff)}")
     config = Path(settings.state.path).parent / "winellbot.toml"
-    print(f"State database:      {settings.state.path}  (winellbot status --config {config}; "
-          f"winellbot posted --config {config})")
+    program = shlex.join(program_words())  # as it can be typed here: .venv/bin/winellbot from a checkout
+    print(f"State database:      {settings.state.path}  ({program} status --config {config}; "
+          f"{program} posted --config {config}; {program} withdraw ID --config {config})")
     print(f"The wiki keeps running at {wiki.base_url}; stop it with: {stop}")

@@ -218,7 +218,8 @@ $wgShowExceptionDetails = true;
             raise ConfigError(f"{self.directory} holds no local wiki: call create() first")
         if self._answers():  # php -S could not bind, and the wiki already there would pass for this one
             raise WikiError(f"port {self.port} is already served by another wiki (another checkout's demo?); "
-                            f"stop it, or create {self.directory} again on another port")
+                            f"stop it, or create {self.directory} again on another port (the demo: "
+                            f"winellbot demo --port N --dir OTHER_FOLDER; --port 0 takes any free port)")
         log = open(self.directory / "server.log", "ab")  # noqa: SIM115 - handed to the child process
         try:
             self._process = subprocess.Popen(
