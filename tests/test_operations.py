@@ -96,3 +96,19 @@ def test_log_file_option_logs_the_cycle_and_rotates(scene, tmp_path):
             root.removeHandler(h)
             h.close()
         root.setLevel(level)
+
+
+def test_the_user_page_names_the_operator_and_every_model_the_offline_backend_uses():
+    """Issue 30: it said placement "is done by word statistics" and, without --operator, named nobody."""
+    from winellbot.config import Settings
+    from winellbot.wiki.userpage import render_user_page
+
+    page = render_user_page(Settings(), operator="Ada")
+    assert "run by [[User:Ada|Ada]]" in page
+    for model in ("all-MiniLM-L6-v2", "all-mpnet-base-v2", "en_core_web_sm", "punctuation restorer", "py3langid",
+                  "acceptability score"):
+        assert model in page, model
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-m", "winellbot.cli", "userpage"], capture_output=True, text=True)
+    assert done.returncode != 0 and "--operator" in done.stderr

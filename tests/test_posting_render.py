@@ -243,3 +243,16 @@ def test_parse_statuses_reads_reviewer_values():
         "aaaaaaaaaaaaaaaa": "accepted", "bbbbbbbbbbbbbbbb": "rejected", "cccccccccccccccc": "pending",
         "dddddddddddddddd": "pending", "eeeeeeeeeeeeeeee": "accepted",
     }
+
+
+def test_why_this_section_is_said_in_words_not_scores():
+    """Issue 30: the post showed "cosine 0.54, meaning 0.95 ..." where an editor needs words."""
+    from winellbot.wiki.render import in_words
+
+    reason = ("the sentence brings 1 figure, 2 names the article lacks; 9 content words the article lacks, 4 it "
+              "has; contains 30% of an article sentence; words best match section History (cosine 0.54, "
+              "meaning 0.95, 1 word(s) of its heading)")
+    said = in_words(reason)
+    assert "cosine" not in said and "0.54" not in said and "\u201cHistory\u201d" in said
+    assert "heading" in said and "1 figure, 2 names" in said
+    assert in_words("the model placed it under History") == "the model placed it under History"

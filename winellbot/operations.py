@@ -34,7 +34,8 @@ def register(subparsers, common) -> None:
     p.add_argument("--force", action="store_true", help="withdraw even when a reviewer accepted or rejected it")
     p = subparsers.add_parser("userpage", help="print the wikitext of the bot's user page for these settings")
     common(p)
-    p.add_argument("--operator", default="", help="the operator's user name, linked from the page")
+    p.add_argument("--operator", required=True,
+                   help="the operator's user name, linked from the page (bot policy: the page names who runs it)")
     p = subparsers.add_parser("health", help="exit 0 when the bot's job is alive and its cycles keep coming")
     common(p)
     p.add_argument("--job", choices=["continuous", "scheduled"], default="continuous",

@@ -86,7 +86,7 @@ def render_suggestion(s: Suggestion, *, bot_user: str, heading: str | None = Non
     why = (s.edit.reason if style == "edit" else "") or s.update.reason
     if why:
         label = "Why this section" if style == "fact" else "Why"
-        lines.append(f"'''{label}:''' {escape_text(why)}")
+        lines.append(f"'''{label}:''' {escape_text(in_words(why))}")
     if s.findings:
         lines.append("'''Automated checks:'''")
         lines += [f"* {escape_text(f.gate)} ({escape_text(f.severity)}): {escape_text(f.message)}"
@@ -95,6 +95,31 @@ def render_suggestion(s: Suggestion, *, bot_user: str, heading: str | None = Non
     lines.append(end_marker(s.id))
     # Blank lines: MediaWiki joins single-newline lines into one paragraph.
     return "\n\n".join(lines) + "\n"
+
+
+_PLACED = re.compile(r"words best match section (?P<section>.+?) \((?P<evidence>.*)\)")
+_BRINGS = re.compile(r"the sentence brings (?P<what>.+?) the article lacks")
+
+
+def in_words(reason: str) -> str:
+    """A pipeline's reason as a reviewer reads it: which section and on what evidence, and what the
+    fact brings, without the scores behind them ("cosine 0.54, meaning 0.95"). A reason in other
+    terms (a model's) is shown as it is."""
+    placed, brings = _PLACED.search(reason), _BRINGS.search(reason)
+    if not placed:
+        return reason
+    evidence = placed.group("evidence")
+    why = [f"its words are closest to those of the section \u201c{placed.group('section')}\u201d"]
+    if "heading" in evidence:
+        why.append("it shares words with that section's heading")
+    if "around it in the source" in evidence:
+        why.append("the source, around this sentence, retells a sentence of that section")
+    if "meaning" in evidence:
+        why.append("it is close in meaning to what that section says")
+    text = "; ".join(why)
+    if brings:
+        text += f". It brings {brings.group('what')} that the article does not have"
+    return text[:1].upper() + text[1:] + "."
 
 
 def _box(s: Suggestion) -> str:

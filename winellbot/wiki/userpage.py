@@ -74,6 +74,20 @@ def _style_line(style: str) -> str:
             "changed words marked, next to the source's own words, for an editor to check and adapt.")
 
 
+# The models the offline backend uses, by what each decides (winellbot/README.md, "Components").
+OFFLINE_MODELS = (
+    "the sentence embedding models all-MiniLM-L6-v2 and all-mpnet-base-v2 (sentence-transformers): "
+    "whether the article already says a fact, and which section it belongs in, with word statistics "
+    "(and GloVe word vectors when installed);",
+    "spaCy's small English pipeline (en_core_web_sm): whether a sentence is a whole sentence;",
+    "a punctuation restorer (all-MiniLM-L6-v2 with a small adapter trained for winellbot): full stops, "
+    "commas and capitals for pages that lost them;",
+    "py3langid: whether a sentence is in the wiki's language;",
+    "an acceptability score (a logistic model fitted on editors' verdicts on earlier suggestions): "
+    "which suggestions are posted and which are held.",
+)
+
+
 def model_lines(settings: Settings) -> list[str]:
     """Which models and sources this installation uses, one line each (for the user page)."""
     s = settings
@@ -82,9 +96,9 @@ def model_lines(settings: Settings) -> list[str]:
         search = "the fictional sample news bundled with winellbot (a demonstration)"
     lines = [f"Sources are found with {escape_text(search)}; every suggestion cites the page it comes from."]
     if s.pipeline.backend == "offline":
-        lines.append("No language model writes anything: finding new facts and placing them in sections is "
-                     "done by word statistics (with GloVe word vectors when installed), and the text shown "
-                     "is the source's own.")
+        lines.append("No language model writes anything: every fact shown is a sentence of its source, as the "
+                     "source has it. Small models run on the bot's own machine to choose and check it:")
+        lines += [f"** {line}" for line in OFFLINE_MODELS]
     else:
         stages = ", ".join(f"{escape_text(k)}: {escape_text(v)}" for k, v in sorted(s.llm.stage_models.items()))
         lines.append(f"Language model: {escape_text(s.llm.model)}" + (f" (by stage: {stages})" if stages else "")
