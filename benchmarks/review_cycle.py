@@ -15,6 +15,7 @@ the real bot (``commands.build_bot``, offline pipeline) runs cycles and the requ
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import os
 import shutil
 import sys
@@ -100,9 +101,10 @@ def measure(wiki, scratch: Path, pages: int) -> dict:
         state.record_post([x.id], queue[x.article_title], latest[queue[x.article_title]][0], "")
         state.saw_target(queue[x.article_title], latest[queue[x.article_title]][0])
     state.finish_run(run_id)
-    for t in titles:  # checked at the latest revision, due again next week
-        state.touch_page(t, last_revid=latest[t][0], last_checked="2099-01-01T00:00:00+00:00",
-                         next_due="2099-01-01T00:00:00+00:00")
+    now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+    for t in titles:  # checked now at the latest revision, due again in six days
+        state.touch_page(t, last_revid=latest[t][0], last_checked=now.isoformat(),
+                         next_due=(now + dt.timedelta(days=6)).isoformat())
 
     def cycle(label: str) -> tuple[int, object]:
         bot = commands.build_bot(s, state, wiki=wiki_parts)

@@ -34,6 +34,8 @@ def problems(text: str) -> dict:
     ("\u201cThis is the greatest day in the history of our wonderful club and town,\u201d the coach said.",
      "subjective", "quotation"),
     ("Tune in to watch Fellside Rovers play Lowbridge Town live on Sunday 12 May 2026.", "primary", "broadcast"),
+    ("Visitors planning a trip to Quarry Lane should note the new kick-off time of 3 pm in 2026.", "primary",
+     "broadcast or a sale"),
     ("Fellside Rovers took the lead in the 34th minute when Dale Hart shot into the corner.", "primary",
      "play-by-play"),
 ])

@@ -70,7 +70,8 @@ _PLAY = re.compile(r"\b\d{1,3}(?:st|nd|rd|th)\s+minute\b|\b\d{1,3}'\s|\byard\s+l
                    re.IGNORECASE)
 _PROMO = re.compile(r"\b(?:tune\s+in|airs?\s+(?:on|at|tonight)|watch\s+(?:it\s+)?(?:now|live|on)|"
                     r"streaming\s+now|now\s+streaming|available\s+(?:now|to\s+stream)|tickets?\s+(?:are\s+)?"
-                    r"(?:on\s+sale|available)|book\s+now|buy\s+now|don'?t\s+miss)\b", re.IGNORECASE)
+                    r"(?:on\s+sale|available)|book\s+now|buy\s+now|don'?t\s+miss|(?:visitors|fans|guests|readers|travell?ers)\s+"
+                    r"(?:planning|should|will\s+want|are\s+advised))\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -278,7 +279,7 @@ def _voice(text: str, ws: list[str], problems: dict[str, str]) -> None:
     elif _PLAY.search(text):
         problems["primary"] = "play-by-play of a match"
     elif _PROMO.search(text):
-        problems["primary"] = "promotes a broadcast or a sale"
+        problems["primary"] = "promotes a broadcast or a sale, or advises visitors"
 
 
 def _clause_problem(text: str, title: str = "") -> str | None:
