@@ -92,6 +92,7 @@ def test_three_spellings_and_a_redirect_give_one_set_of_suggestions_posted_once(
     ("User:{bot}/Queue/{opted}", "is one of the bot's own pages"),
     ("{opted} that does not exist", "there is no page '{opted} that does not exist' on the wiki"),
     ("Template:Winellbot", "is not an article (namespace 'Template')"),
+    ("Special:RecentChanges", "is a special page, not an article"),
 ])
 def test_what_is_not_an_article_gets_one_line_and_no_post(town, site, given, problem):
     given = given.format(**town)
@@ -142,6 +143,24 @@ def test_dry_runs_change_nothing_and_show_what_the_real_run_posts(town, site, lo
     state = State(state_path)
     assert [r["status"] for r in state.suggestions(page=one)] == [r["status"] for r in state.suggestions(page=twin)]
     assert {r["status"] for r in state.suggestions(page=one)} <= {"posted", "held"}
+
+
+def test_dry_runs_beside_a_real_job_neither_crash_nor_stop_it(town, site):
+    """Issue 30: beside a real job, dry runs crashed with "database is locked" and the real job died
+    in record_result or finish_run, leaving its run "running"."""
+    args = ["--config", str(town["config"])]
+    env = {**os.environ, "WINELLBOT_PAUSE_AFTER_WRITE": "2"}
+    real = subprocess.Popen([sys.executable, "-m", "winellbot.cli", "once", "--force", f"-page:{town['opted']}",
+                             f"-page:{town['listed']}", *args], env=env, text=True, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    dry = [subprocess.run([sys.executable, "-m", "winellbot.cli", "article", town["listed"], *args], text=True,
+                          capture_output=True, timeout=300) for _ in range(3)]
+    out, err = real.communicate(timeout=300)
+    assert real.returncode == 0, out + err
+    assert all(d.returncode == 0 for d in dry), [d.stderr for d in dry]
+    assert not any("locked" in d.stderr for d in dry) and "locked" not in err
+    runs = list(State(town["settings"].state.path).db["runs"].rows)
+    assert [r["status"] for r in runs if r["status"] != "dry-run"] == ["done"]
 
 
 def test_two_jobs_on_one_state_one_refuses_cleanly(town, site):

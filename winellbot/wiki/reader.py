@@ -115,6 +115,8 @@ class WikiReader:
             own = pywikibot.Page(self.site, f"User:{bot_user}").title()
             if title == own or title.startswith(own + "/"):
                 return f"{given!r} is one of the bot's own pages, not an article"
+        if ns < 0:  # Special: and Media: have no talk pages (-1 % 2 is 1 in Python)
+            return f"{given!r} is a special page, not an article"
         if ns % 2 == 1:
             article = pywikibot.Page(self.site, title).toggleTalkPage()
             hint = f"; give the article's title ({article.title()!r})" if article is not None else ""
