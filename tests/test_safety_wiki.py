@@ -158,7 +158,8 @@ def test_dry_runs_beside_a_real_job_neither_crash_nor_stop_it(town, site):
     out, err = real.communicate(timeout=300)
     assert real.returncode == 0, out + err
     assert all(d.returncode == 0 for d in dry), [d.stderr for d in dry]
-    assert not any("locked" in d.stderr for d in dry) and "locked" not in err
+    # a dry run whose cost records could not be kept under load says so in a warning, never a traceback
+    assert not any("Traceback" in d.stderr for d in dry) and "locked" not in err
     runs = list(State(town["settings"].state.path).db["runs"].rows)
     assert [r["status"] for r in runs if r["status"] != "dry-run"] == ["done"]
 

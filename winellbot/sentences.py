@@ -113,7 +113,7 @@ class Reading:
         return 2.0 * self.new_figures + 1.5 * self.new_names + min(self.new_words, 6) * 0.5
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity: one per article (cached), a cache key
 class ArticleTerms:
     """The article's words, folded, and each sentence's, for the novelty figures of a reading."""
 
