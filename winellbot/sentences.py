@@ -25,6 +25,8 @@ from winellbot.text import split_sentences, words
 
 MIN_WORDS = 6
 MAX_WORDS = 35
+# A sentence that holds this share of one article sentence's words repeats it: not a new fact.
+STATED = 0.6
 
 # Words that stand for something said before: a fact line that opens with one leans on a sentence
 # the reviewer does not have.

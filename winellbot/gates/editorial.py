@@ -15,10 +15,7 @@ from __future__ import annotations
 
 from winellbot.gates.base import Gate
 from winellbot.models import Article, GateFinding, Suggestion
-from winellbot.sentences import read
-
-# A fact repeats an article sentence when it holds this share of that sentence's words.
-STATED = 0.6
+from winellbot.sentences import STATED, read
 
 
 class _ReadingGate(Gate):

@@ -71,13 +71,8 @@ _RUN_TOGETHER = ("ignoreallpreviousinstructions", "ignorepreviousinstructions", 
 
 
 def fold(text: str) -> str:
-    """``text`` as the patterns read it: NFKC, no invisible characters, ASCII letters, spaced
-    letters joined."""
-    from anyascii import anyascii
-
-    text = "".join(ch for ch in unicodedata.normalize("NFKC", text) if ch not in INVISIBLE)
-    text = anyascii(text)
-    return _SPACED.sub(lambda m: re.sub(r"[ .\-_*\u00b7]", "", m.group(0)), text)
+    """``text`` as the patterns read it: :func:`fold_spacing`, then spaced letters joined."""
+    return _SPACED.sub(lambda m: re.sub(r"[ .\-_*\u00b7]", "", m.group(0)), fold_spacing(text))
 
 
 @functools.lru_cache(maxsize=512)
@@ -94,7 +89,7 @@ def instruction_in(text: str) -> str:
 
 
 def fold_spacing(text: str) -> str:
-    """The text with only its invisible characters and look-alike letters folded (spacing kept)."""
+    """The text in NFKC, without invisible characters, its letters in ASCII (spacing kept)."""
     from anyascii import anyascii
 
     return anyascii("".join(ch for ch in unicodedata.normalize("NFKC", text) if ch not in INVISIBLE))

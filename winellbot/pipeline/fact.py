@@ -16,15 +16,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from winellbot.models import Article, Update
-from winellbot.sentences import Reading, read, sentences_of
+from winellbot.sentences import STATED, Reading, read, sentences_of
 from winellbot.text import words
 
 # An opening word that only joins the sentence to the one before ("However, ...") is dropped from
 # the fact line; the quote keeps it.
 _JOINERS = ("however,", "meanwhile,", "additionally,", "moreover,", "furthermore,", "also,", "but", "and",
             "so,", "still,", "instead,", "nevertheless,", "in addition,")
-# A sentence that repeats this share of one article sentence's words is not the passage's news.
-STATED = 0.6
 
 
 class FactPicker:
