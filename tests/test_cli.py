@@ -9,7 +9,9 @@ from winellbot.cli import build_parser, main
 from winellbot.models import Citation, Document, Edit, PipelineResult, Suggestion, Update
 from winellbot.state.db import State
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+ROOT = Path(__file__).resolve().parents[1]
+# The README and the pages it leads to (docs/*.md): a command is documented when one of them names it.
+DOCS = "\n".join(p.read_text(encoding="utf-8") for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))])
 
 
 def commands() -> list[str]:
@@ -17,10 +19,10 @@ def commands() -> list[str]:
     return sorted(sub.choices)
 
 
-def test_every_command_is_documented_in_the_readme():
+def test_every_command_is_documented_in_the_readme_or_docs():
     assert {"run", "once", "article", "status", "demo", "backtest"} <= set(commands())
     for name in commands():
-        assert re.search(rf"winellbot[^\n]*\b{name}\b", README), f"`winellbot {name}` missing from README"
+        assert re.search(rf"winellbot[^\n]*\b{name}\b", DOCS), f"`winellbot {name}` missing from README.md and docs/*.md"
 
 
 def test_bad_config_is_a_clean_error_with_exit_code_1(tmp_path, capsys):
