@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
 
     scratch = Path(tempfile.mkdtemp(prefix="winellbot-crash-"))
     prepare_pywikibot(scratch / "pywikibot")
-    from winellbot.wiki.localwiki import LocalWiki
+    from winellbot.localwiki import LocalWiki
 
     wiki = LocalWiki(scratch / "wiki")
     wiki.create()

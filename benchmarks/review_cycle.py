@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
 
     scratch = Path(tempfile.mkdtemp(prefix="winellbot-review-"))
     prepare_pywikibot(scratch / "pywikibot")  # before anything imports pywikibot
-    from winellbot.wiki.localwiki import LocalWiki
+    from winellbot.localwiki import LocalWiki
 
     wiki = LocalWiki(scratch / "wiki")
     wiki.create()

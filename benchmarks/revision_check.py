@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
 
     scratch = Path(tempfile.mkdtemp(prefix="winellbot-bench-"))
     prepare_pywikibot(scratch / "pywikibot")  # before anything imports pywikibot
-    from winellbot.wiki.localwiki import LocalWiki
+    from winellbot.localwiki import LocalWiki
 
     wiki = LocalWiki(args.keep or scratch / "wiki")
     started = time.perf_counter()

@@ -9,7 +9,7 @@
 
 (``--dir DIR`` works as well as the positional DIR.)
 
-A thin layer over winellbot.wiki.localwiki.LocalWiki; credentials are in DIR/credentials.json.
+A thin layer over winellbot.localwiki.LocalWiki; credentials are in DIR/credentials.json.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.dir is None:
         parser.error("the instance directory is required (DIR or --dir DIR)")
     from winellbot.errors import WinellbotError
-    from winellbot.wiki.localwiki import LocalWiki, ensure_packages
+    from winellbot.localwiki import LocalWiki, ensure_packages
 
     wiki = LocalWiki(args.dir, getattr(args, "port", 0))
     try:

@@ -19,8 +19,8 @@ import pytest
 import requests
 
 from winellbot.demo import load_manifest
-from winellbot.factory import sample_dir
-from winellbot.wiki.localwiki import mediawiki_available
+from winellbot.bundled import sample_dir
+from winellbot.localwiki import mediawiki_available
 
 pytestmark = [pytest.mark.wiki, pytest.mark.skipif(not mediawiki_available(), reason="MediaWiki not installed")]
 needs_browser = pytest.mark.skipif(shutil.which("chromium") is None,

@@ -1,9 +1,9 @@
 """The fact as the unit of a suggestion: a passage becomes its one sentence that stands alone and
 brings news, with the source's own words for it; what cannot stand is held with the reason."""
 from winellbot.article import parse_article
-from winellbot.gates import default_gates
+from winellbot.gates.registry import default_gates
 from winellbot.models import Citation, Document, Edit, Suggestion, Update
-from winellbot.pipeline.fact import FactPicker
+from winellbot.pipeline.offline.fact import FactPicker
 
 ARTICLE = parse_article("Fellside Rovers", """'''Fellside Rovers''' is a football club in Fellside.
 

@@ -6,7 +6,8 @@ import sys
 
 import pytest
 
-from winellbot.gates import Gate, GateChain, default_gates, stopped, summary, summary_table
+from winellbot.gates import Gate, GateChain, stopped, summary, summary_table
+from winellbot.gates.registry import default_gates
 from winellbot.models import Article, Citation, Document, Edit, GateFinding, Paragraph, Section, Suggestion, Update
 from winellbot.state.db import State
 
@@ -93,6 +94,6 @@ def test_default_chain_order_and_no_heavy_imports():
     assert default_gates().names == ("sources", "hostile", "language", "clarity", "furniture", "tone", "primary",
                                      "novelty", "subject", "support", "copying", "style", "duplicates",
                                      "acceptability")
-    code = ("import sys; from winellbot.gates import default_gates; c = default_gates(); "
+    code = ("import sys; from winellbot.gates.registry import default_gates; c = default_gates(); "
             "assert 'torch' not in sys.modules and 'transformers' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)

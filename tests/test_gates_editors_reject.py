@@ -11,6 +11,7 @@ import re
 import pytest
 
 from winellbot.article import parse_article
+from winellbot.bundled import sample_dir
 from winellbot.gates.copying import CopyingGate, copied_prose
 from winellbot.gates.hostile import HostileGate, instruction_in
 from winellbot.gates.style import StyleGate
@@ -274,7 +275,6 @@ def test_the_articles_own_names_are_its_repeated_capitalised_words():
 
 def _sample_subjects() -> dict[str, str]:
     """news id -> the article it is about, from the sample README's table ("unrelated" for none)."""
-    from winellbot.factory import sample_dir
 
     table = (sample_dir() / "README.md").read_text(encoding="utf-8")
     return {m.group(1): m.group(2).strip() for m in re.finditer(r"^\| (news-\d+) \| ([^|]+) \|", table, re.M)}
@@ -293,7 +293,7 @@ def test_the_sample_datas_cycle_proposes_nothing_about_another_subject():
     search = factory.build_search(settings)
     subjects = _sample_subjects()
     postable = []
-    for entry in load_manifest(factory.sample_dir()):
+    for entry in load_manifest(sample_dir()):
         article = parse_article(entry["title"], entry["wikitext"])
         result = propose_checked(pipeline, gates, article, search, limit=settings.pipeline.max_suggestions)
         postable += [(article.title, s.update.document.id) for s in result.suggestions if not s.blocked]

@@ -7,7 +7,7 @@ import pytest
 from scripted_openai import ScriptedOpenAI, server_error
 
 from winellbot.errors import BudgetExceeded
-from winellbot.gates import default_gates
+from winellbot.gates.registry import default_gates
 from winellbot.gates.judge import SupportJudge, quote_in_source
 from winellbot.llm.client import ModelClient
 from winellbot.llm.openai_backend import OpenAIBackend

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from winellbot.errors import ConfigError
-from winellbot.gates import default_gates
+from winellbot.gates.registry import default_gates
 from winellbot.gates.language import FUNCTION_SHARE, SURE, LanguageGate, function_share, language_of
 from winellbot.models import Article, Citation, Document, Edit, Suggestion, Update
 from winellbot.text import not_text

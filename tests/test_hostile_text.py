@@ -4,9 +4,9 @@ import pytest
 
 from winellbot.escape import check_proposed_wikitext, escape_text
 from winellbot.models import Citation, Document, Paragraph, Suggestion, Update
-from winellbot.pipeline.offline import OfflineEditor, cite_news
+from winellbot.pipeline.offline import OfflineEditor
 from winellbot.search.urls import citation_url
-from winellbot.wiki.render import render_section
+from winellbot.wiki.render import cite_news, render_section
 
 # MediaWiki 1.39's $wgUrlProtocols, less "//" (needs brackets, which are always escaped).
 PROTOCOLS = ["bitcoin:", "ftp://", "ftps://", "geo:", "git://", "gopher://", "http://", "https://", "irc://",

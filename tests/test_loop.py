@@ -1,7 +1,7 @@
 """The aggregation loop shared by every backend: bounds, replace/add/ignore bookkeeping, fetch failures."""
 from winellbot.errors import FetchError
 from winellbot.models import Article, Decision, Document, NavigationStep, SearchResult, SectionCriteria, Section, Update
-from winellbot.pipeline.interface import Aggregator, Extractor, Fetcher, Navigator, SearchBackend
+from winellbot.interface import Aggregator, Extractor, Fetcher, Navigator, SearchBackend
 from winellbot.pipeline.loop import UpdateAggregationLoop, apply_decision
 
 ARTICLE = Article("Town", "Lead.", (Section("", 0, (), ()),))

@@ -5,7 +5,7 @@ from winellbot.bench.tasks import parse_simple_article
 from winellbot.meaning import Embedder
 from winellbot.models import Document, Update
 from winellbot.pipeline.offline import OfflineAggregator
-from winellbot.pipeline.offline_meaning import Restatements
+from winellbot.pipeline.offline.meaning import Restatements
 from winellbot.errors import ConfigError
 from winellbot.pipeline.placement import HAND_SET, TERMS, SectionPlacer, fitted_model, fitted_weights, placers
 

@@ -3,7 +3,7 @@ import datetime as dt
 
 from winellbot.article import parse_article
 from winellbot.models import Citation, Document, Update
-from winellbot.pipeline.interface import Memory
+from winellbot.interface import Memory
 from winellbot.pipeline.offline import (
     OfflineAggregator,
     OfflineCriteria,

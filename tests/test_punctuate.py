@@ -6,7 +6,7 @@ import pytest
 from winellbot.article import parse_article
 from winellbot.bench import punct_fit
 from winellbot.models import Document, Update
-from winellbot.pipeline.punctuate import PUNCTUATED_NOTE, PunctuationModel, Punctuator, bundled_model, lost_form, \
+from winellbot.pipeline.offline.punctuate import PUNCTUATED_NOTE, PunctuationModel, Punctuator, bundled_model, lost_form, \
     punctuated, word_labels
 from winellbot.pipeline.restore import RESTORED_NOTE, name_pairs
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from winellbot.models import SearchResult
-from winellbot.pipeline.interface import SearchBackend
+from winellbot.interface import SearchBackend
 from winellbot.search.filters import (
     FilteredSearch,
     SourceFilter,

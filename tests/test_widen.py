@@ -6,7 +6,7 @@ from winellbot.gates.textnorm import words as gate_words
 from winellbot.models import Document, Update
 from winellbot.pipeline.pagetext import safe_text
 from winellbot.pipeline.restore import recase
-from winellbot.pipeline.widen import Widener
+from winellbot.pipeline.offline.widen import Widener
 from winellbot.text import words
 
 ARTICLE = parse_article("Harbour Bridge", (

@@ -9,7 +9,7 @@ import pytest
 import requests
 
 from winellbot.errors import ConfigError
-from winellbot.wiki.localwiki import LocalWiki, _export_xml, free_port
+from winellbot.localwiki import LocalWiki, _export_xml, free_port
 
 
 def _api(wiki: LocalWiki, **params: str) -> dict:

@@ -23,8 +23,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from winellbot.article import parse_article
+from winellbot.config import Settings
 from winellbot.errors import BudgetExceeded, PostingRefused, ShutoffError, WikiDown, WinellbotError
-from winellbot.models import Article, PipelineResult
+from winellbot.models import Article, PipelineResult, SearchResult
+from winellbot.interface import SearchBackend
 from winellbot.pipeline.pipeline import propose_checked
 from winellbot.state.db import State
 from winellbot.wiki.exclusion import exclusion
@@ -78,6 +80,7 @@ class WinellBot:
             titles = self._resolve(report, titles)
             self.sync_reviews()
             todo = self._due(titles, force)[: self.settings.schedule.max_pages_per_cycle]
+            self.check_outcomes(report)
             opted = self.reader.opted_in(todo) if todo else set()
             for title, wikitext, revid, timestamp in self.reader.read(todo):
                 if stop is not None and stop.is_set():
@@ -133,11 +136,13 @@ class WinellBot:
         return out
 
     def _due(self, titles: list[str], force: bool) -> list[str]:
+        self._latest: dict | None = None
         if force:
             return list(titles)
         due = set(self.state.due_pages(titles, horizon_days=self.settings.schedule.recheck_days))
         # A page edited since its last run is due again now: its text (and so what is new) changed.
         latest = self.reader.latest_revisions(titles)
+        self._latest = latest  # the outcome check reuses these: no request of its own for them
         for title in titles:
             row = self.state.page(title)
             if row and title in latest and latest[title][0] != row.get("last_revid"):
@@ -188,7 +193,6 @@ class WinellBot:
     # -- one page --------------------------------------------------------
     def treat(self, run_id: int, article: Article) -> PipelineResult:
         """Pipeline, then gates, then state: the same path as the backtest, plus recording."""
-        from winellbot.factory import DatedSearch, since_for
 
         row = self.state.page(article.title) or {}
         since = since_for(self.settings, row.get("last_checked"))
@@ -267,6 +271,7 @@ class WinellBot:
         if done:
             links = {sid: self.writer.permalink(outcome.target, outcome.revid, sid) for sid in done}
             self.state.record_post(done, outcome.target, outcome.revid, outcome.section_title, links)
+            self.track_outcomes(article, [s for s in plan.post if s.id in done])
         log.info("%s: %s, %d posted to %s, %d already there", title, outcome.mode, len(outcome.posted_ids),
                  outcome.target, len(outcome.skipped_ids))
         return outcome.target if outcome.posted_ids else None
@@ -283,27 +288,40 @@ class WinellBot:
         return f"{queue}/{title}" if self.settings.wiki.queue_mode == "per-article" else queue
 
     def sync_reviews(self) -> int:
-        """Copy reviewers' verdicts (the status parameter) from the wiki into state.
+        """Copy reviewers' verdicts (the status parameter, with its reason) from the wiki into state
+        (:class:`winellbot.outcomes.verdicts.ReviewSync`); returns how many trusted ones changed a status."""
+        from winellbot.outcomes.verdicts import ReviewSync
 
-        Only pages holding suggestions still awaiting a verdict are looked at, in batches: their
-        latest revisions first, then the text of those edited since the bot last read them.
-        """
-        from winellbot.wiki.render import parse_statuses
+        return ReviewSync(self.state, self.reader, bot_user=self.settings.wiki.username,
+                          trust_anonymous=self.settings.posting.trust_anonymous).sync()
 
-        seen = self.state.review_targets()
-        if not seen:
-            return 0
-        latest = self.reader.latest_revisions(list(seen))
-        edited = [t for t in seen if t in latest and latest[t][0] != seen[t]]
-        changed = 0
-        for target, text, revid, _ in self.reader.read(edited):
-            for sid, status in parse_statuses(text).items():
-                row = self.state.suggestion(sid)
-                if row and status in ("accepted", "rejected", "withdrawn") and row["status"] != status:
-                    self.state.set_status(sid, status, "set by a reviewer on the wiki")
-                    changed += 1
-            self.state.saw_target(target, revid)
-        return changed
+    def check_outcomes(self, report: CycleReport | None = None):
+        """Which posted facts entered their articles, or expired (:mod:`winellbot.outcomes.tracker`),
+        read on the change check's revisions; a failure is recorded and the cycle goes on."""
+        from winellbot.outcomes.tracker import OutcomeCheck
+
+        try:
+            found = OutcomeCheck(self.state, self.reader,
+                                 expire_days=self.settings.posting.expire_days).check(getattr(self, "_latest", None))
+        except WikiDown:
+            raise
+        except WinellbotError as exc:
+            if report is not None:
+                report.counter["errors"] += 1
+                self.state.record_error(report.run_id, None, "outcomes", str(exc))
+            return None
+        if report is not None:
+            for key in ("adopted", "reverted", "expired"):
+                report.counter[key] += len(getattr(found, key))
+        return found
+
+    def track_outcomes(self, article: Article, posted: list) -> None:
+        """Keep what the article looked like when ``posted`` went up, to see later what became of them."""
+        from winellbot.gates.acceptability import features
+        from winellbot.outcomes.adoption import fingerprint
+        from winellbot.state.outcomes import OutcomeStore
+
+        OutcomeStore(self.state).track([fingerprint(article, s, features(article, s)) for s in posted])
 
 
 def _simulating() -> bool:
@@ -320,3 +338,23 @@ def _pause_for_tests(variable: str) -> None:
     delay = os.environ.get(variable)
     if delay:
         time.sleep(float(delay))
+
+
+class DatedSearch(SearchBackend):
+    """Passes a fixed ``since`` to every query: only sources newer than the page's last check count."""
+
+    def __init__(self, inner: SearchBackend, since: str | None) -> None:
+        self.inner = inner
+        self.since = since
+        self.name = inner.name
+
+    def search(self, query: str, *, since: str | None = None, limit: int = 10) -> list[SearchResult]:
+        return self.inner.search(query, since=since or self.since, limit=limit)
+
+
+def since_for(settings: Settings, last_checked: str | None) -> str:
+    """The oldest date a page's search may return: its last check, or the search window's start."""
+    window = dt.date.today() - dt.timedelta(days=settings.search.window_days)
+    if last_checked:
+        return max(last_checked[:10], window.isoformat())
+    return window.isoformat()

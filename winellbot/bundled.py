@@ -15,6 +15,7 @@ import shutil
 import sys
 import tempfile
 import zipfile
+from importlib import resources
 from pathlib import Path
 
 from winellbot.errors import ConfigError
@@ -104,3 +105,8 @@ def mpnet_dir(root: Path | None = None) -> Path:
         if not target.exists():  # another process may have unpacked it meanwhile
             shutil.move(str(Path(tmp) / MPNET_NAME), str(target))
     return target
+
+
+def sample_dir() -> Path:
+    """The bundled fictional sample data (articles and news)."""
+    return Path(str(resources.files("winellbot") / "data" / "sample"))

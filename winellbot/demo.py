@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from winellbot.config import Settings, dump_settings
-from winellbot.factory import sample_dir
+from winellbot.bundled import sample_dir
 
 DEFAULT_DIR = "var/demo"
 
@@ -64,7 +64,7 @@ def demo_settings(wiki, directory: Path, watchlist: str, shutoff: str, style: st
 
 
 def demo_main(args) -> int:
-    from winellbot.wiki.localwiki import LocalWiki
+    from winellbot.localwiki import LocalWiki
 
     directory = Path(args.dir).resolve()
     wiki = LocalWiki(directory / "wiki", port=args.port)
@@ -89,8 +89,21 @@ def demo_main(args) -> int:
     # the demo's wiki has none, so its pages would show those links red until enough views ran the jobs.
     wiki.run_jobs()
     commands.print_report(report)
+    _print_outcomes(settings)
     _print_pages(wiki, settings, report, stop_command(args.dir))
     return 0 if not report.counter["errors"] and not report.stopped else 1
+
+
+def _print_outcomes(settings: Settings) -> None:
+    """The outcome table after the cycle (``winellbot outcomes``): what became of what was posted."""
+    from winellbot.commands import open_state
+    from winellbot.outcomes.report import OutcomeReport, as_text
+    from winellbot.state.outcomes import OutcomeStore
+
+    print()
+    print("Outcomes of the posted suggestions (winellbot outcomes; adopted and reviewed ones appear as "
+          "editors act on them, read by later cycles):")
+    print(as_text(OutcomeReport().build(OutcomeStore(open_state(settings, readonly=True)).history())))
 
 
 def _stop(wiki) -> int:

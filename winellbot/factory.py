@@ -6,40 +6,22 @@ imported only when the settings ask for them.
 """
 from __future__ import annotations
 
-import datetime as dt
 import json
 import os
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
+from winellbot.bundled import sample_dir
 from winellbot.config import Settings
+from winellbot.editor.spans import copy_decoding
 from winellbot.errors import ConfigError
-from winellbot.models import SearchResult
-from winellbot.pipeline.interface import Fetcher, SearchBackend
+from winellbot.llm.local_server import local_backend
+from winellbot.interface import Fetcher, SearchBackend
 from winellbot.state.db import State
-
 
 # The pipeline proposes this many times the suggestions wanted, so that the ones a gate
 # stops leave room for the next best (see pipeline.propose_checked).
 CANDIDATES = 2
-
-
-def sample_dir() -> Path:
-    """The bundled fictional sample data (articles and news)."""
-    return Path(str(resources.files("winellbot") / "data" / "sample"))
-
-
-class DatedSearch(SearchBackend):
-    """Passes a fixed ``since`` to every query: only sources newer than the page's last check count."""
-
-    def __init__(self, inner: SearchBackend, since: str | None) -> None:
-        self.inner = inner
-        self.since = since
-        self.name = inner.name
-
-    def search(self, query: str, *, since: str | None = None, limit: int = 10) -> list[SearchResult]:
-        return self.inner.search(query, since=since or self.since, limit=limit)
 
 
 def web_user_agent(site=None, username: str | None = None) -> str:
@@ -79,13 +61,6 @@ def build_search(settings: Settings, user_agent: str | None = None) -> SearchBac
     return get_search_backend(s.backend, **kwargs)
 
 
-def since_for(settings: Settings, last_checked: str | None) -> str:
-    window = dt.date.today() - dt.timedelta(days=settings.search.window_days)
-    if last_checked:
-        return max(last_checked[:10], window.isoformat())
-    return window.isoformat()
-
-
 def build_fetcher(settings: Settings, state: State | None, user_agent: str | None = None) -> Fetcher | None:
     if settings.search.backend == "corpus":
         return None  # corpus results carry their documents
@@ -110,20 +85,6 @@ def build_client(settings: Settings, state: State | None, run_id: int | None):
     else:
         raise ConfigError(f"unknown llm.backend {s.backend!r} (openai | local)")
     return ModelClient(backend, state=state, run_id=run_id, token_budget=s.token_budget)
-
-
-def local_backend(settings: Settings):
-    """A backend on llama.cpp's server for ``[llm] local_model``, started once per process."""
-    from winellbot.llm.local_server import shared_server
-    from winellbot.llm.offline import get_backend
-
-    s = settings.llm
-    server = shared_server(s.local_model or None, n_ctx=s.local_n_ctx, threads=s.local_threads or None)
-    fmt = "json_object_schema" if s.response_format == "auto" else s.response_format
-    # one model per server: stage_models name none of it, and the cache key holds the file, not the port
-    return get_backend("openai", base_url=server.base_url, api_key="none", model=server.model_name,
-                       timeout=max(s.timeout, 300.0), max_retries=s.max_retries, response_format=fmt,
-                       identity=server.identity, single_model=True)
 
 
 def build_pipeline(settings: Settings, *, state: State | None = None, run_id: int | None = None,
@@ -209,7 +170,6 @@ def build_local_editor(settings: Settings, state: State | None, run_id: int | No
     from winellbot.editor.predict import editor_model, local_client
     from winellbot.pipeline.local_edit import LocalEditor
 
-    from winellbot.llm.local_model import copy_decoding
 
     chosen = editor_model(settings.llm.editor_model_dir or None)
     return LocalEditor(local_client(chosen, state=state, run_id=run_id), **copy_decoding(chosen))
@@ -217,7 +177,7 @@ def build_local_editor(settings: Settings, state: State | None, run_id: int | No
 
 def build_gates(settings: Settings, state: State | None, client=None):
     """The gate chain; with a model ``client`` it includes the model's support judge."""
-    from winellbot.gates import default_gates
+    from winellbot.gates.registry import default_gates
 
     judge_model = settings.llm.stage_models.get("judge", "") if client is not None else ""
     p = settings.pipeline

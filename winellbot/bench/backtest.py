@@ -167,7 +167,7 @@ def _build(pipeline_factory: Callable[[], Pipeline], gates, limit: int | None = 
     _WORKER["pipeline"] = pipeline_factory()
     _WORKER["limit"] = limit
     if gates == "default":
-        from winellbot.gates import default_gates
+        from winellbot.gates.registry import default_gates
 
         gates = default_gates()
     _WORKER["gates"] = gates

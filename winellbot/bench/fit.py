@@ -29,7 +29,7 @@ L2 = 0.01
 # Which weights each kind of placement fits: a statement on its own, or a passage in its source.
 KINDS = {"sentence": "alone", "passage": "in_source"}
 # The terms each weight set may use. A passage in its source is placed without its embedding
-# (pipeline.offline_meaning.MeaningPlacer embeds statements alone only): fitted with the
+# (pipeline.offline.meaning.MeaningPlacer embeds statements alone only): fitted with the
 # meaning term too (MiniLM), the passages' weights placed 49.6% out of fold (141 passages of the dev
 # back-test), below the hand-set 50.4%; without it 58.2%.
 FITTED_TERMS = {"alone": TERMS, "in_source": tuple(t for t in TERMS if t not in EMBEDDED)}
@@ -48,6 +48,10 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--min-posts", type=float, default=1.0, metavar="N",
                    help="acceptability: the threshold must still post N lines per task on average "
                         "(default: %(default)s)")
+    p.add_argument("--from-state", action="store_true",
+                   help="acceptability: also learn from the wiki's outcomes in the state of --config "
+                        "(adopted/accepted positive, rejected with a reason negative, expired weakly negative)")
+    p.add_argument("--config", help="acceptability --from-state: the TOML config naming the state")
     p.add_argument("--embedding-cache", metavar="FILE", help="embedding cache (default: none, in memory)")
     p.add_argument("--limit", type=int, metavar="N")
     p.add_argument("--model", default="all-mpnet-base-v2", choices=["all-mpnet-base-v2", "all-MiniLM-L6-v2"],

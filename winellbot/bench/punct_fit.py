@@ -1,4 +1,4 @@
-"""``winellbot fit punctuation``: train the punctuation restorer (:mod:`winellbot.pipeline.punctuate`).
+"""``winellbot fit punctuation``: train the punctuation restorer (:mod:`winellbot.pipeline.offline.punctuate`).
 
 Training text is what the back-test tasks hold with its case and punctuation: the articles'
 prose and the documents that kept them (``is_cased``: the search pages; the reference pages
@@ -16,7 +16,7 @@ import argparse
 import random
 from pathlib import Path
 
-from winellbot.pipeline.punctuate import CASES, LORA, MARKS, MAX_TOKENS, WEIGHTS, adapted_encoder, build_heads, \
+from winellbot.pipeline.offline.punctuate import CASES, LORA, MARKS, MAX_TOKENS, WEIGHTS, adapted_encoder, build_heads, \
     first_pieces, lost_form, read, word_labels
 
 FOLDS = 5

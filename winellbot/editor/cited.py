@@ -122,7 +122,7 @@ def examples_from_article(title: str, wikitext: str, fetch: Callable[[str], Docu
 
 
 def fetch_with(fetcher) -> Callable[[str], Document]:
-    """``fetch(url)`` over a :class:`winellbot.pipeline.interface.Fetcher` (the project's WebFetcher)."""
+    """``fetch(url)`` over a :class:`winellbot.interface.Fetcher` (the project's WebFetcher)."""
     return lambda url: fetcher.fetch(SearchResult(url=url, title=""))
 
 

@@ -5,7 +5,11 @@ import argparse
 import shlex
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
+
+from winellbot import factory
+from winellbot.editor.annotate import ModelAnnotator
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -23,6 +27,8 @@ def register(subparsers) -> argparse.ArgumentParser:
     d.add_argument("--allow-private-urls", action="store_true",
                    help="let the fetcher read loopback and private addresses (local tests only)")
     d.add_argument("--config", help="TOML config ([state] caches fetched pages)")
+    d.add_argument("--from-state", action="store_true",
+                   help="examples from the facts editors adopted from the bot's posts (the state of --config)")
     t = sub.add_parser("train", help="LoRA fine-tuning on examples (loss on the answer only)")
     t.add_argument("data", nargs="+", metavar="DATA", help="winell-editor/1 JSONL files")
     t.add_argument("--base", default="smollm2", help="base model: 'smollm2' (bundled), a .gguf file or a model folder")
@@ -91,6 +97,8 @@ def _data(args) -> int:
 
     skipped: Counter = Counter()
     examples = []
+    if args.from_state:
+        examples += _from_state(args.config, skipped)
     if args.tasks:
         from winellbot.bench.tasks import load_tasks
         from winellbot.editor.cited import examples_from_task
@@ -112,6 +120,20 @@ def _data(args) -> int:
     for why, count in skipped.most_common():
         print(f"  skipped {count}: {why}")
     return 0
+
+
+def _from_state(config: str | None, skipped: Counter) -> list:
+    """The adopted facts of the state as examples (:func:`winellbot.outcomes.learning.editor_examples`)."""
+    from winellbot.commands import open_state
+    from winellbot.config import load_settings
+    from winellbot.outcomes.learning import editor_examples
+    from winellbot.state.outcomes import OutcomeStore
+
+    state = open_state(load_settings(config), readonly=True)
+    if "outcomes" not in state.db.table_names():
+        skipped["the state predates outcome tracking"] += 1
+        return []
+    return editor_examples(OutcomeStore(state).history(), state, skipped)
 
 
 def _fetch(args):
@@ -216,3 +238,12 @@ def _evaluate(args) -> int:
     rows = evaluate_files(args.examples, args.predictions, annotator=annotator)
     print(json.dumps(rows, indent=2) if args.json else table(rows))
     return 0
+
+
+def model_annotator(config_path: str | None) -> Callable:
+    """The paper's annotation on the model of ``config_path`` (see :mod:`winellbot.editor.annotate`)."""
+    settings = load_settings(config_path)
+    state = State(settings.state.path)
+    run_id = state.start_run("editor-evaluate")
+    client = factory.build_client(settings, state, run_id)
+    return ModelAnnotator(client, model=settings.llm.stage_models.get("judge", ""))

@@ -124,15 +124,3 @@ def _pct(value) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
 
 
-def model_annotator(config_path: str | None) -> Callable:
-    """The paper's annotation on the model of ``config_path`` (see :mod:`winellbot.editor.annotate`)."""
-    from winellbot import factory
-    from winellbot.config import load_settings
-    from winellbot.editor.annotate import ModelAnnotator
-    from winellbot.state.db import State
-
-    settings = load_settings(config_path)
-    state = State(settings.state.path)
-    run_id = state.start_run("editor-evaluate")
-    client = factory.build_client(settings, state, run_id)
-    return ModelAnnotator(client, model=settings.llm.stage_models.get("judge", ""))

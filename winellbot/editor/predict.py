@@ -186,7 +186,7 @@ def build_predictor(kind: str, model: str | None = None) -> Predictor:
         return NoChange()
     if kind == "zero-shot-server":
         from winellbot.config import Settings
-        from winellbot.factory import local_backend
+        from winellbot.llm.local_server import local_backend
         from winellbot.llm.client import ModelClient
 
         settings = Settings()
@@ -198,7 +198,7 @@ def build_predictor(kind: str, model: str | None = None) -> Predictor:
         return AppendPassage()
     if kind == "zero-shot":
         return ParagraphPredictor(local_client(model or "smollm2"))
-    from winellbot.llm.local_model import copy_decoding
+    from winellbot.editor.spans import copy_decoding
 
     chosen = editor_model(model)
     return ShortEditPredictor(local_client(chosen), **copy_decoding(chosen))

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from winellbot.editor.examples import EditorExample, EditTask
+from winellbot.errors import ConfigError
+from winellbot.llm.local_model import SPANS_FILE, copies
 from winellbot.text import content_tokens
 
 LENGTHS = (10, 15, 20, 25, 30)
@@ -134,3 +136,18 @@ def fit(examples: list[EditorExample], source_words, *, trees: int = 150, depth:
                          "value": [float(v) for v in t.value[:, 0, 0]]})
     return {"format": "winell-spans/1", "base": float(model.init_.constant_[0][0]), "learning_rate": learning_rate,
             "commentary_weight": COMMENTARY_WEIGHT, "examples": len(examples), "runs": len(rows), "trees": exported}
+
+
+def copy_decoding(spec: str | Path) -> dict:
+    """How the editor at ``spec`` decodes, as the predictor's and the bot's editor's keyword
+    arguments: ``copied`` (held to the source's words, :func:`copies`) and ``ranker``, the run
+    ranker kept beside a copying editor (``spans.json``, :mod:`winellbot.editor.spans`), or None:
+    the editor then chooses where to copy from by itself."""
+    copied = copies(spec)
+    path = Path(spec) / SPANS_FILE
+    if not copied or not path.is_file():
+        return {"copied": copied, "ranker": None}
+    try:
+        return {"copied": True, "ranker": SpanRanker.load(path)}
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"{path}: not a fitted run ranker: {exc}") from exc

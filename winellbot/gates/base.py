@@ -17,6 +17,7 @@ checked again in full (and its suggestion judged) in the next one.
 from __future__ import annotations
 
 import logging
+import tomllib
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
@@ -101,69 +102,8 @@ def summary_table(counts: dict[str, dict[str, int]]) -> str:
     return "\n".join(lines)
 
 
-def default_gates(
-    *,
-    state=None,
-    client=None,
-    domains_path: str | Path | None = None,
-    words_path: str | Path | None = None,
-    judge_model: str = "",
-    language: str = "en",
-    acceptability_path: str | Path | None = None,
-    acceptability_threshold: float | None = None,
-    backend: str = "offline",
-) -> GateChain:
-    """The standard chain: sources, hostile, language, the editorial gates (clarity, furniture, tone,
-    primary, novelty), subject, support, copying, style, duplicates, acceptability (+ the judge with a
-    client).
-
-    ``state`` (a :class:`winellbot.state.db.State`) lets the duplicate gate see
-    earlier suggestions; ``client`` (a :class:`winellbot.llm.client.ModelClient`)
-    adds the model judge of source support; ``domains_path`` and ``words_path``
-    name TOML files that add to or override the shipped domain and word lists; ``language`` is the
-    wiki's (ISO 639-1): text in another is held; ``acceptability_path`` an operator's fitted
-    acceptability model instead of the shipped one, ``acceptability_threshold`` a bar instead of the model's;
-    ``backend`` the pipeline's (the score weighs only suggestions of the backend it was fitted on).
-    """
-    from winellbot.gates.acceptability import Acceptability, AcceptabilityGate
-    from winellbot.gates.copying import CopyingGate
-    from winellbot.gates.duplicates import DuplicatesGate
-    from winellbot.gates.editorial import ClarityGate, FurnitureGate, NoveltyGate, PrimaryGate, ToneGate
-    from winellbot.gates.hostile import HostileGate
-    from winellbot.gates.language import LanguageGate
-    from winellbot.gates.sources import SourcesGate
-    from winellbot.gates.style import StyleGate
-    from winellbot.gates.subject import SubjectGate
-    from winellbot.gates.support import SupportGate
-
-    gates: list[Gate] = [
-        SourcesGate(extra_path=domains_path),
-        HostileGate(state=state),
-        LanguageGate(language),
-        ClarityGate(),
-        FurnitureGate(),
-        ToneGate(),
-        PrimaryGate(),
-        NoveltyGate(),
-        SubjectGate(),
-        SupportGate(),
-        CopyingGate(),
-        StyleGate(extra_path=words_path),
-        DuplicatesGate(state=state),
-        AcceptabilityGate(Acceptability.for_backend(acceptability_path, backend), threshold=acceptability_threshold),
-    ]
-    if client is not None:
-        from winellbot.gates.judge import SupportJudge
-
-        at = next(i for i, g in enumerate(gates) if isinstance(g, SupportGate)) + 1
-        gates.insert(at, SupportJudge(client, model=judge_model))
-    return GateChain(gates)
-
-
 def read_gate_data(shipped: str, path: str | Path | None, what: str) -> dict:
     """A gate's TOML data: the file shipped in ``winellbot/data`` (``path`` None) or an operator's file."""
-    import tomllib
-
     if path is None:
         text = resources.files("winellbot").joinpath(f"data/{shipped}").read_text("utf-8")
     else:

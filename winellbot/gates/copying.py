@@ -82,7 +82,7 @@ def unquoted(text: str) -> tuple[str, int]:
 RUN_LIMIT = 12  # words in a row from the source: over this, text is copied, never article prose
 # A quotation for the reviewer (flagged "paraphrase it") may be as long as a suggestion may be (100
 # added words); the talk page shows the same passage as the source's supporting quote anyway. The
-# offline pipeline widens its passages to this many words (winellbot.pipeline.widen).
+# offline pipeline widens its passages to this many words (winellbot.pipeline.offline.widen).
 MAX_QUOTE_WORDS = 100
 
 

@@ -117,23 +117,6 @@ def copies(spec: str | Path) -> bool:
     return adapter_info(path).get("answer") == COPIED
 
 
-def copy_decoding(spec: str | Path) -> dict:
-    """How the editor at ``spec`` decodes, as the predictor's and the bot's editor's keyword
-    arguments: ``copied`` (held to the source's words, :func:`copies`) and ``ranker``, the run
-    ranker kept beside a copying editor (``spans.json``, :mod:`winellbot.editor.spans`), or None:
-    the editor then chooses where to copy from by itself."""
-    copied = copies(spec)
-    path = Path(spec) / SPANS_FILE
-    if not copied or not path.is_file():
-        return {"copied": copied, "ranker": None}
-    from winellbot.editor.spans import SpanRanker
-
-    try:
-        return {"copied": True, "ranker": SpanRanker.load(path)}
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise ConfigError(f"{path}: not a fitted run ranker: {exc}") from exc
-
-
 def _base_location(spec: str | Path) -> str:
     """The model folder of a base spec (a GGUF file's unpacked folder)."""
     if str(spec) == BUNDLED:

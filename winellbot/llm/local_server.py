@@ -25,7 +25,9 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from winellbot.config import Settings
 from winellbot.errors import ModelError
+from winellbot.llm.offline import get_backend
 
 INSTALL_HINT = "bash scripts/setup.sh (or: pip install 'llama-cpp-python[server]==0.3.36')"
 # llama.cpp takes this form of structured output (its /v1 server answers HTTP 500 to json_schema).
@@ -211,3 +213,14 @@ def shared_server(model_path: str | Path | None = None, *, n_ctx: int = 4096,
         atexit.register(server.stop)
         _SHARED[key] = server
     return server
+
+
+def local_backend(settings: Settings):
+    """A backend on llama.cpp's server for ``[llm] local_model``, started once per process."""
+    s = settings.llm
+    server = shared_server(s.local_model or None, n_ctx=s.local_n_ctx, threads=s.local_threads or None)
+    fmt = "json_object_schema" if s.response_format == "auto" else s.response_format
+    # one model per server: stage_models name none of it, and the cache key holds the file, not the port
+    return get_backend("openai", base_url=server.base_url, api_key="none", model=server.model_name,
+                       timeout=max(s.timeout, 300.0), max_retries=s.max_retries, response_format=fmt,
+                       identity=server.identity, single_model=True)

@@ -27,7 +27,7 @@ from winellbot.pipeline.agent_common import Journal
 from winellbot.pipeline.agent_edit import LLMEditor
 from winellbot.pipeline.agent_extract import LLMAggregator, LLMExtractor
 from winellbot.pipeline.agent_navigate import LLMCriteria, LLMNavigator
-from winellbot.pipeline.interface import Fetcher, SearchBackend
+from winellbot.interface import Fetcher, SearchBackend
 from winellbot.pipeline.loop import UpdateAggregationLoop
 from winellbot.pipeline.pipeline import Pipeline
 

@@ -17,7 +17,7 @@ from winellbot.llm.client import ModelClient
 from winellbot.llm.prompts import estimate_tokens, load_prompt
 from winellbot.models import Citation, Edit, Paragraph, Update
 from winellbot.pipeline.agent_common import Journal
-from winellbot.pipeline.interface import Editor
+from winellbot.interface import Editor
 from winellbot.search.urls import citation_url
 from winellbot.text import content_tokens
 

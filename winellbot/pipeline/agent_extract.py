@@ -30,7 +30,7 @@ from winellbot.pipeline.agent_common import (
     schema_tokens,
     section_name,
 )
-from winellbot.pipeline.interface import Aggregator, Extractor
+from winellbot.interface import Aggregator, Extractor
 from winellbot.text import content_tokens, fold
 
 _DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")

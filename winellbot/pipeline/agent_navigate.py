@@ -25,7 +25,7 @@ from winellbot.pipeline.agent_common import (
     schema_tokens,
     section_name,
 )
-from winellbot.pipeline.interface import CriteriaInducer, Memory, Navigator, SearchBackend
+from winellbot.interface import CriteriaInducer, Memory, Navigator, SearchBackend
 
 
 # Lengths bound every string and list: a server that constrains decoding by the schema (llama.cpp)

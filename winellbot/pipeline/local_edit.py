@@ -21,7 +21,7 @@ from winellbot.errors import ModelError
 from winellbot.models import Citation, Edit, Paragraph, Update
 from winellbot.pipeline.agent_common import Journal
 from winellbot.pipeline.agent_edit import appended, cite_news, mask, minimal_change_problem, sentence, unmask
-from winellbot.pipeline.interface import Editor
+from winellbot.interface import Editor
 
 
 class LocalEditor(Editor):

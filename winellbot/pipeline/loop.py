@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 from winellbot.errors import FetchError, SearchError
 from winellbot.models import Article, Decision, Document, NavigationStep, SectionCriteria, Update
-from winellbot.pipeline.interface import Aggregator, Extractor, Fetcher, Memory, Navigator, SearchBackend
+from winellbot.interface import Aggregator, Extractor, Fetcher, Memory, Navigator, SearchBackend
 from winellbot.text import not_text
 
 log = logging.getLogger(__name__)

@@ -21,7 +21,7 @@ from winellbot.models import (
     Suggestion,
     Update,
 )
-from winellbot.pipeline.interface import CriteriaInducer, Editor, Fetcher, SearchBackend
+from winellbot.interface import CriteriaInducer, Editor, Fetcher, SearchBackend
 from winellbot.pipeline.loop import UpdateAggregationLoop
 
 _WORD = re.compile(r"\w+", re.UNICODE)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from winellbot.errors import ConfigError
-from winellbot.pipeline.interface import SearchBackend
+from winellbot.interface import SearchBackend
 
 BACKENDS = ("corpus", "gdelt", "brave", "searxng")
 _KEYLESS = ("corpus", "gdelt", "searxng")

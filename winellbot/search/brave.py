@@ -17,7 +17,7 @@ import requests
 
 from winellbot.errors import ConfigError
 from winellbot.models import SearchResult
-from winellbot.pipeline.interface import SearchBackend
+from winellbot.interface import SearchBackend
 from winellbot.search._web import DEFAULT_USER_AGENT, get_json, parse_results
 from winellbot.search.filters import iso_date, parse_date
 

@@ -16,7 +16,7 @@ import sqlite_utils
 
 from winellbot.errors import SearchError
 from winellbot.models import Document, SearchResult
-from winellbot.pipeline.interface import SearchBackend
+from winellbot.interface import SearchBackend
 from winellbot.text import STOP_WORDS, fold
 
 _TERM = re.compile(r"\w+", re.UNICODE)

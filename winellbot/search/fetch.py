@@ -22,7 +22,7 @@ import requests
 
 from winellbot.errors import FetchError, UnsafeURLError
 from winellbot.models import Document, SearchResult, stable_id
-from winellbot.pipeline.interface import Fetcher
+from winellbot.interface import Fetcher
 from winellbot.search._web import DEFAULT_USER_AGENT
 from winellbot.search.filters import iso_date, registered_domain
 from winellbot.search.urls import Resolver, UrlGuard, canonical_url, guarded_adapter

@@ -19,7 +19,7 @@ from functools import lru_cache
 from urllib.parse import urlsplit
 
 from winellbot.models import SearchResult
-from winellbot.pipeline.interface import SearchBackend
+from winellbot.interface import SearchBackend
 
 #: Wikimedia projects (user-generated, not sources) and known mirrors/forks of Wikipedia.
 WIKIPEDIA_AND_MIRRORS: frozenset[str] = frozenset({

@@ -13,7 +13,7 @@ from __future__ import annotations
 import requests
 
 from winellbot.models import SearchResult
-from winellbot.pipeline.interface import SearchBackend
+from winellbot.interface import SearchBackend
 from winellbot.search._web import DEFAULT_USER_AGENT, get_json
 from winellbot.search.filters import iso_date, parse_date
 

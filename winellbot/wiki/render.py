@@ -19,13 +19,14 @@ import difflib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from urllib.parse import quote
 
 import mwparserfromhell
 
 from winellbot.article import ref_name
 from winellbot.escape import check_proposed_wikitext, escape_param, escape_text
 from winellbot.models import Citation, Suggestion
+from winellbot.pipeline.pagetext import safe_text
+from winellbot.search.urls import citation_url
 
 TEMPLATE = "Winellbot suggestion"
 SECTION_MARKER = "<!-- winellbot-section -->"
@@ -156,7 +157,6 @@ def _edit_lines(s: Suggestion, notes: Notes) -> list[str]:
 
 def _fact_lines(s: Suggestion, notes: Notes) -> list[str]:
     """The sourced fact: one line, the source's own words, the section and a ready citation."""
-    from winellbot.pipeline.offline import cite_news
 
     section = " › ".join(s.section_path) or "lead (introduction)"
     return [
@@ -285,8 +285,6 @@ def render_citation_of(c: Citation) -> str:
 
 def safe_url(url: str) -> str | None:
     """An http(s) URL that cannot end the bracketed link early or carry markup, or None."""
-    from winellbot.search.urls import citation_url
-
     return citation_url(url)
 
 
@@ -391,3 +389,14 @@ def parse_statuses(page_text: str) -> dict[str, str]:
         status = _ALIASES.get(raw, raw)
         out[sid] = status if status in STATUSES else "pending"
     return out
+
+
+def cite_news(c: Citation) -> str:
+    """A ``<ref>{{cite news ...}}</ref>`` whose values cannot break out of the template."""
+    def val(s: str) -> str:
+        return safe_text(s).replace("=", "-")
+
+    url = citation_url(c.url)
+    cited = f"|url={url} " if url else ""  # no url rather than a broken one: the sources gate holds it
+    return (f"<ref>{{{{cite news {cited}|title={val(c.title)} |work={val(c.work)} "
+            f"|date={val(c.date)} |access-date={val(c.access_date)}}}}}</ref>")
