@@ -4,7 +4,7 @@ without that fold's articles, apply it to them, then score all held-out predicti
     .venv/bin/python benchmarks/editor_cv.py OUT_DIR ../shared/bench/editor-dev.jsonl var/editor/cited-dev.jsonl \
         [--folds 0 1 2 3 4] [--jobs N] [--epochs 2.5] [--max-steps N]
 
-Each fold runs the README's commands (``editor fit-spans``, ``editor train``, ``editor apply``)
+Each fold runs docs/editor.md's commands (``editor fit-spans``, ``editor train``, ``editor apply``)
 with ``--holdout-fold K``; ``--jobs`` runs that many folds at once (on a GPU, all five fit; on 2
 cores, one at a time: about 40 minutes a fold). The ranker is fitted on the first file alone, as
 the shipped one is. Prints ``editor evaluate`` of the pooled held-out examples, then of each fold.

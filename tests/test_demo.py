@@ -210,7 +210,7 @@ def test_the_printed_stop_command_works_as_printed_and_a_second_stop_says_so(dem
         requests.get(f"{base}/api.php", timeout=5)
     again = subprocess.run(shlex.split(stop), cwd=cwd, capture_output=True, text=True, timeout=60)
     assert again.returncode == 0 and "was not running" in again.stdout, again.stdout
-    script = Path(__file__).resolve().parents[1] / "scripts" / "localwiki.py"  # the README's other way
+    script = Path(__file__).resolve().parents[1] / "scripts" / "localwiki.py"  # docs/operating.md's other way
     other = subprocess.run([sys.executable, str(script), "stop", "demo/wiki"], cwd=cwd, capture_output=True,
                            text=True, timeout=60)
     assert other.returncode == 0 and other.stdout.strip() == "not running", other.stdout + other.stderr

@@ -46,7 +46,7 @@ def demo_settings(wiki, directory: Path, watchlist: str, shutoff: str, style: st
     s.wiki.username = creds.bot_user
     s.wiki.bot_password_app = creds.bot_app
     # The private wiki's BotPassword in a file only the user can read, so that every command of the
-    # README (withdraw, once ...) works with the demo's config without setting the environment.
+    # docs/operating.md (withdraw, once ...) works with the demo's config without setting the environment.
     secret = directory / "bot-password"
     fd = os.open(secret, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:

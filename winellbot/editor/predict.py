@@ -149,7 +149,7 @@ def editor_model(model: str | Path | None) -> str | Path:
     if str(chosen) != "smollm2" and path.suffix != ".gguf" and not (
             (path / "adapter_config.json").is_file() or (path / "config.json").is_file()):
         where = "no editor is shipped in winellbot/data/editor" if not model else f"no model or adapter in {path}"
-        raise ConfigError(f"{where}: train one with `winellbot editor train` (see the README) or name one "
+        raise ConfigError(f"{where}: train one with `winellbot editor train` (see docs/editor.md) or name one "
                           "with --model / [llm] editor_model_dir")
     return chosen
 

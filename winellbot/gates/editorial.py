@@ -2,7 +2,7 @@
 
 Each gate reads the suggestion's fact (the update's text) with :func:`winellbot.sentences.read`
 and holds it for one of the rubric's errors (``../shared/bench/verdicts.md`` in the project's
-workspace; the README's *What is posted*):
+workspace; docs/posting.md, *One fact, or nothing*):
 
 * ``clarity``: not a sentence an article could hold as it stands (a fragment, a question, a
   pronoun or "the stand" pointing back, a time relative to the page's date, words run together);

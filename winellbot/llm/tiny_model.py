@@ -2,7 +2,7 @@
 
 It writes nothing sensible (its weights are random) but it has the full shape of a real local
 model: config, safetensors weights, a fast tokenizer and a chat template. Tests use it to run the
-editor through :class:`winellbot.llm.transformers_backend.TransformersBackend`, and the README uses
+editor through :class:`winellbot.llm.transformers_backend.TransformersBackend`, and docs/models.md uses
 it to show the local-editor setup without downloading anything::
 
     python -m winellbot.llm.tiny_model tiny-editor

@@ -74,7 +74,7 @@ def _style_line(style: str) -> str:
             "changed words marked, next to the source's own words, for an editor to check and adapt.")
 
 
-# The models the offline backend uses, by what each decides (winellbot/README.md, "Components").
+# The models the offline backend uses, by what each decides (docs/models.md, "The bundled models").
 OFFLINE_MODELS = (
     "the sentence embedding models all-MiniLM-L6-v2 and all-mpnet-base-v2 (sentence-transformers): "
     "whether the article already says a fact, and which section it belongs in, with word statistics "
