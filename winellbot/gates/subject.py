@@ -1,35 +1,25 @@
 """Subject: a passage is proposed for an article only when it is about the article's subject.
 
-A news page about one town says nothing about its neighbour, however alike their articles read.
-The subject counts as named, or unambiguously referred to, when the passage's immediate context
-names it (the document's headline, which frames every sentence of a page about one thing; or the
-passage and the sentences just before it, where "the club" or "she" gets its meaning), or when
-the passage names two or more of the names the article itself uses (its people, places, teams:
-"the Yankees beat the Mariners" in an article on a season both played; one shared name is a
-relation, the town a festival is held in, not the subject's own story).
+The subject counts as named when the passage's context names it (the page's headline, or the
+passage with the sentences just before it, where "the club" or "she" gets its meaning), or when
+the passage names two or more of the names the article itself uses (one shared name is only a
+relation: the town a festival is held in).
 
 Blocked, each with its reason:
-* a page headlined about something else that the passage names at least as often as the subject,
-  counting the headline ("Lanternfall Festival moves to October" for the town it is held in);
-* a page of a paragraph or more that never names the subject (a bakery contest in Dunmere for a
-  football club; another town's news for a town whose article reads the same);
+* a page headlined about something else that the passage names at least as often as the subject;
+* a page of a paragraph or more that never names the subject;
 * a passage about a name the article never uses, named twice or more in its context.
-A topic's article (a title in sentence case with a lower-case word, "Pendency of court cases in
-India") is told through the names it uses, so a page headlined about one of them ("Supreme Court")
-is about the topic; for a named subject such a name stays a relation, as above.
-A short source that names neither the subject nor anything else twice (a single sentence, a
-caption) is let through: nothing there says it is about something else, and the other gates
-still check what it claims.
+A topic's article (a sentence-case title such as "Pendency of court cases in India") is told
+through the names it uses, so a page headlined about one of them is about the topic. A short
+source that names neither the subject nor anything else twice passes: nothing there says it is
+about something else, and the other gates still check what it claims.
 
-The subject's names come from the article: its title without a disambiguation ("Mercury
-(planet)" -> "Mercury") or a trailing topic ("Norwich City F.C. in international football" ->
-"Norwich"), the names bolded in its lead, the abbreviation in brackets after one of them, and the
-first and last distinctive word of those (a capitalised word that is not a generic part of
-names such as "City", "Club" or "Festival", nor an office such as "Judge"; a topic's title
-capitalises its first word for the sentence case only, so that one does not count). The article's own
-names are the distinctive words its text writes as names at least twice and in capitals at least
-three times in four. Matching is on folded words, so sources that lost their case and punctuation
-match too.
+The subject's names come from the article: its title without a disambiguation or trailing topic
+("Mercury (planet)" -> "Mercury"), the names bolded in its lead, an abbreviation in brackets
+after one of them, and their first and last distinctive words (not generic parts of names such
+as "City" or "Club", nor offices). The article's own names are the words its text writes as names
+at least twice and in capitals at least three times in four. Words are matched folded, so
+sources that lost their case and punctuation match too.
 """
 from __future__ import annotations
 
