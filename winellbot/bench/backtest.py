@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from winellbot.bench.tasks import BotTask, Task, article_from_task, load_tasks
+from winellbot.config import PipelineSettings
 from winellbot.errors import BudgetExceeded, WinellbotError
 from winellbot.models import Document, Suggestion
 from winellbot.pipeline.pipeline import Pipeline, propose_checked
@@ -23,7 +24,8 @@ from winellbot.search.corpus import LocalCorpus
 
 log = logging.getLogger(__name__)
 
-MAX_PER_TASK = 5
+# The most suggestions a task may post: the bot's own cap, from the settings table.
+MAX_PER_TASK = PipelineSettings().max_suggestions
 
 
 def oracle_view(task: Task) -> BotTask:

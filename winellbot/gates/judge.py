@@ -18,11 +18,11 @@ from typing import Literal
 
 import pydantic
 
-from winellbot.errors import BudgetExceeded, ModelError
 from winellbot.gates.base import Gate
 from winellbot.gates.copying import overlap
 from winellbot.gates.textnorm import strip_markup, words
 from winellbot.llm.base import Message
+from winellbot.llm.client import attempt
 from winellbot.models import Article, GateFinding, Suggestion
 
 PROMPT_VERSION = "support-judge/1"
@@ -79,13 +79,11 @@ class SupportJudge(Gate):
             return [self.finding("hold", "nothing for the judge to compare")]
         user = (f"SENTENCE:\n{sentence}\n\nCITED PASSAGE:\n{suggestion.update.quote}\n\n"
                 f"SOURCE ({doc.title or doc.url}):\n<document>\n{source}\n</document>")
-        try:
-            reply = self.client.ask("judge", [Message("system", SYSTEM), Message("user", user)],
-                                    SupportVerdict, model=self.model, max_tokens=400)
-        except BudgetExceeded:
-            raise
-        except ModelError as exc:
-            return [self.finding("hold", f"the support judge could not answer ({exc}); held")]
+        reply, failed = attempt(lambda: self.client.ask(
+            "judge", [Message("system", SYSTEM), Message("user", user)], SupportVerdict, model=self.model,
+            max_tokens=400))
+        if failed:
+            return [self.finding("hold", f"the support judge could not answer ({failed}); held")]
         return self._findings(reply, "\n".join((doc.text, suggestion.update.quote)))
 
     def _findings(self, reply: SupportVerdict, source: str) -> list[GateFinding]:

@@ -21,7 +21,7 @@ import json
 import logging
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
@@ -33,6 +33,7 @@ from winellbot.llm.base import ChatBackend, ChatReply, ChatRequest, Message
 log = logging.getLogger(__name__)
 
 T = TypeVar("T", bound=pydantic.BaseModel)
+R = TypeVar("R")
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 
@@ -208,6 +209,18 @@ class ModelClient:
         self.calls.append(record)
         if self.state is not None:
             self.state.record_llm_call(run_id=self.run_id, **{**record.__dict__, "cached": int(record.cached)})
+
+
+def attempt(call: Callable[[], R]) -> tuple[R | None, ModelError | None]:
+    """One model call for a stage that has a way on without it: ``(reply, None)``, or ``(None,
+    error)`` when the model failed (the client has recorded the failed call). A spent token budget
+    is not the call's failure: :class:`BudgetExceeded` propagates and ends the cycle."""
+    try:
+        return call(), None
+    except BudgetExceeded:
+        raise
+    except ModelError as exc:
+        return None, exc
 
 
 def request_hash(backend: str, request: ChatRequest) -> str:

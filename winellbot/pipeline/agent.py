@@ -20,14 +20,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from winellbot.llm.client import ModelClient
+from winellbot.config import PipelineSettings
 from winellbot.errors import SearchError
+from winellbot.interface import Fetcher, SearchBackend
+from winellbot.llm.client import ModelClient
 from winellbot.models import Article, NavigationStep, PipelineResult
 from winellbot.pipeline.agent_common import Journal
 from winellbot.pipeline.agent_edit import LLMEditor
 from winellbot.pipeline.agent_extract import LLMAggregator, LLMExtractor
 from winellbot.pipeline.agent_navigate import LLMCriteria, LLMNavigator
-from winellbot.interface import Fetcher, SearchBackend
 from winellbot.pipeline.loop import UpdateAggregationLoop
 from winellbot.pipeline.pipeline import Pipeline
 
@@ -76,9 +77,9 @@ def build_agent_pipeline(
     client: ModelClient,
     *,
     stage_models: dict[str, str] | None = None,
-    max_iterations: int = 6,
-    max_empty: int = 2,
-    max_suggestions: int = 5,
+    max_iterations: int = PipelineSettings().max_iterations,
+    max_empty: int = PipelineSettings().max_empty,
+    max_suggestions: int = PipelineSettings().max_suggestions,
     editor_client: ModelClient | None = None,
     offline_fallback: bool = True,
     since: str | None = None,

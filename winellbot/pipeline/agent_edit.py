@@ -12,12 +12,11 @@ from __future__ import annotations
 import difflib
 import re
 
-from winellbot.errors import BudgetExceeded, ModelError
-from winellbot.llm.client import ModelClient
+from winellbot.interface import Editor
+from winellbot.llm.client import ModelClient, attempt
 from winellbot.llm.prompts import estimate_tokens, load_prompt
 from winellbot.models import Citation, Edit, Paragraph, Update
 from winellbot.pipeline.agent_common import Journal
-from winellbot.interface import Editor
 from winellbot.search.urls import citation_url
 from winellbot.text import content_tokens
 
@@ -65,14 +64,11 @@ class LLMEditor(Editor):
         # the reply is the paragraph plus the news: room for both and a little rewording
         limit = self.max_tokens or min(prompt.output_tokens, estimate_tokens(masked) + estimate_tokens(news) + 40)
         messages = prompt.render(paragraph=masked, news=news)
-        try:
-            reply = self.client.ask_text("editor", messages, model=self.model, max_tokens=limit,
-                                         version=prompt.version)
-        except BudgetExceeded:
-            raise
-        except ModelError as exc:
-            self.journal.note("editor", f"appended the update instead: {exc}")
-            return appended(paragraph, update, citation, f"editor failed ({exc}); appended the update")
+        reply, failed = attempt(lambda: self.client.ask_text("editor", messages, model=self.model, max_tokens=limit,
+                                                             version=prompt.version))
+        if failed:
+            self.journal.note("editor", f"appended the update instead: {failed}")
+            return appended(paragraph, update, citation, f"editor failed ({failed}); appended the update")
         new_masked = clean_reply(reply, masked)
         problem = minimal_change_problem(masked, new_masked, update.text, self.max_deleted_share)
         if problem:

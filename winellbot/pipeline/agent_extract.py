@@ -14,8 +14,8 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel, Field, model_validator
 
-from winellbot.errors import BudgetExceeded, ModelError
-from winellbot.llm.client import ModelClient
+from winellbot.interface import Aggregator, Extractor
+from winellbot.llm.client import ModelClient, attempt
 from winellbot.llm.prompts import load_prompt
 from winellbot.models import Article, Decision, Document, SectionCriteria, Update
 from winellbot.pipeline.agent_common import (
@@ -30,7 +30,6 @@ from winellbot.pipeline.agent_common import (
     schema_tokens,
     section_name,
 )
-from winellbot.interface import Aggregator, Extractor
 from winellbot.text import content_tokens, fold
 
 _DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
@@ -123,13 +122,11 @@ class LLMExtractor(Extractor):
         room = prompt.room(schema_tokens(schema), sections=sections, **values)
         shown = fit(text, room) if isinstance(text, str) else pack(text, room)
         messages = prompt.render(sections=sections, document=fence(shown, "document"), **values)
-        try:
-            reply = self.client.ask("extractor", messages, schema, model=self.model,
-                                    max_tokens=self.max_tokens or prompt.output_tokens, version=prompt.version)
-        except BudgetExceeded:
-            raise
-        except ModelError as exc:
-            self.journal.note("extractor", f"skipped {document.url}: {exc}")
+        reply, failed = attempt(lambda: self.client.ask(
+            "extractor", messages, schema, model=self.model, max_tokens=self.max_tokens or prompt.output_tokens,
+            version=prompt.version))
+        if failed:
+            self.journal.note("extractor", f"skipped {document.url}: {failed}")
             return []
         updates = []
         for item in reply.updates[: self.max_updates]:
@@ -241,14 +238,12 @@ class LLMAggregator(Aggregator):
         room = prompt.room(schema_tokens(schema), **values)
         messages = prompt.render(section_text=fence(fit(section.text if section else "", room), "section"),
                                  **values)
-        try:
-            verdict = self.client.ask("aggregator", messages, schema, model=self.model,
-                                      max_tokens=self.max_tokens or prompt.output_tokens, version=prompt.version)
-        except BudgetExceeded:
-            raise
-        except ModelError as exc:
-            self.journal.note("aggregator", f"ignored an update after a model failure: {exc}")
-            return Decision("ignore", update, f"aggregator failed: {exc}")
+        verdict, failed = attempt(lambda: self.client.ask(
+            "aggregator", messages, schema, model=self.model, max_tokens=self.max_tokens or prompt.output_tokens,
+            version=prompt.version))
+        if failed:
+            self.journal.note("aggregator", f"ignored an update after a model failure: {failed}")
+            return Decision("ignore", update, f"aggregator failed: {failed}")
         scored = replace(update, score=verdict.importance / 5)
         reason = verdict.reason.strip() or verdict.action
         if verdict.action == "replace":

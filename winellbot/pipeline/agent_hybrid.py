@@ -18,13 +18,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from winellbot.config import PipelineSettings
+from winellbot.interface import Extractor, Fetcher, Memory, Navigator, SearchBackend
 from winellbot.llm.client import ModelClient
 from winellbot.models import Article, Document, NavigationStep, PipelineResult, SearchResult, SectionCriteria, Update
 from winellbot.pipeline.agent import AgentPipeline, build_agent_pipeline
 from winellbot.pipeline.agent_common import section_name
 from winellbot.pipeline.agent_extract import LLMExtractor
 from winellbot.pipeline.agent_navigate import LLMNavigator
-from winellbot.interface import Extractor, Fetcher, Memory, Navigator, SearchBackend
 from winellbot.pipeline.offline import OfflineExtractor, build_offline_pipeline
 from winellbot.pipeline.pipeline import Pipeline
 
@@ -127,7 +128,8 @@ class HybridPipeline(AgentPipeline):
 
 
 def build_hybrid_pipeline(client: ModelClient, *, max_leads: int = 5, model_rounds: int = 0,
-                          offline_max_iterations: int = 40, offline_max_empty: int = 10,
+                          offline_max_iterations: int = PipelineSettings().offline_max_iterations,
+                          offline_max_empty: int = PipelineSettings().offline_max_empty,
                           **agent_settings) -> HybridPipeline:
     """The hybrid pipeline on ``client``; ``agent_settings`` as for :func:`build_agent_pipeline`.
 

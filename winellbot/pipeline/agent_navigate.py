@@ -8,8 +8,9 @@ from typing import Literal
 import pydantic
 from pydantic import BaseModel, Field
 
-from winellbot.errors import BudgetExceeded, ModelError, SearchError
-from winellbot.llm.client import ModelClient
+from winellbot.errors import SearchError
+from winellbot.interface import CriteriaInducer, Memory, Navigator, SearchBackend
+from winellbot.llm.client import ModelClient, attempt
 from winellbot.llm.prompts import load_prompt
 from winellbot.models import Article, NavigationStep, SearchResult, SectionCriteria, SectionPath
 from winellbot.pipeline.agent_common import (
@@ -25,7 +26,6 @@ from winellbot.pipeline.agent_common import (
     schema_tokens,
     section_name,
 )
-from winellbot.interface import CriteriaInducer, Memory, Navigator, SearchBackend
 
 
 # Lengths bound every string and list: a server that constrains decoding by the schema (llama.cpp)
@@ -85,17 +85,14 @@ class LLMCriteria(CriteriaInducer):
         messages = prompt.render(title=article.title, article=outline_within(article, room))
         # the list holds one item per section, so the longest reply grows with the article
         limit = self.max_tokens or min(prompt.output_tokens, reply_tokens(schema))
-        try:
-            reply = self.client.ask("criteria", messages, schema, model=self.model, max_tokens=limit,
-                                    version=prompt.version)
-            for item in reply.sections:
-                path, _ = resolve_section(article, item.section)
-                if path is not None and item.criteria.strip():
-                    criteria.setdefault(path, item.criteria.strip())
-        except BudgetExceeded:
-            raise
-        except ModelError as exc:
-            self.journal.note("criteria", f"using section names as criteria: {exc}")
+        reply, failed = attempt(lambda: self.client.ask("criteria", messages, schema, model=self.model,
+                                                        max_tokens=limit, version=prompt.version))
+        if failed:
+            self.journal.note("criteria", f"using section names as criteria: {failed}")
+        for item in reply.sections if reply is not None else ():
+            path, _ = resolve_section(article, item.section)
+            if path is not None and item.criteria.strip():
+                criteria.setdefault(path, item.criteria.strip())
         for sec in article.sections:
             criteria.setdefault(sec.path, f"Facts about {article.title} that belong under "
                                           f"'{section_name(sec.path)}'.")
@@ -132,12 +129,10 @@ class LLMNavigator(Navigator):
     def navigate(self, article: Article, criteria: SectionCriteria, memory: Memory,
                  search: SearchBackend) -> NavigationStep:
         """The next query and the unread result chosen for reading (``chosen=None``: stop)."""
-        try:
-            query, why = self._query(article, criteria, memory)
-        except BudgetExceeded:
-            raise
-        except ModelError as exc:  # only without fallback
-            return NavigationStep(query="", chosen=None, reason=f"no query: {exc}")
+        asked, failed = attempt(lambda: self._query(article, criteria, memory))
+        if failed:  # only without fallback
+            return NavigationStep(query="", chosen=None, reason=f"no query: {failed}")
+        query, why = asked
         try:
             results = search.search(query, since=self.since, limit=self.results_per_query)
         except SearchError as exc:
@@ -158,16 +153,14 @@ class LLMNavigator(Navigator):
                       kept=bullet_list(_kept_lines(memory)), ignored=bullet_list(_ignored_lines(memory)))
         room = prompt.room(schema_tokens(QueryReply), **values)
         messages = prompt.render(criteria=fit(_criteria_list(criteria), room), **values)
-        try:
-            reply = self.client.ask("navigator", messages, QueryReply, model=self.model,
-                                    max_tokens=self.max_tokens or prompt.output_tokens, version=prompt.version)
-        except BudgetExceeded:
-            raise
-        except ModelError as exc:
+        reply, failed = attempt(lambda: self.client.ask(
+            "navigator", messages, QueryReply, model=self.model, max_tokens=self.max_tokens or prompt.output_tokens,
+            version=prompt.version))
+        if failed:
             if not self.fallback:
-                self.journal.note("navigator", f"query failed: {exc}")
-                raise
-            self.journal.note("navigator", f"query failed, using a fallback query: {exc}")
+                self.journal.note("navigator", f"query failed: {failed}")
+                raise failed
+            self.journal.note("navigator", f"query failed, using a fallback query: {failed}")
             return fallback_query(article, criteria, memory), "fallback query (model failed)"
         query = re.sub(r"\s+", " ", reply.query).strip().strip("\"'")
         if query.casefold() in {q.casefold() for q in memory.queries}:
@@ -189,16 +182,14 @@ class LLMNavigator(Navigator):
                                                          criteria=criteria_text))
         messages = prompt.render(title=article.title, query=query, criteria=criteria_text,
                                  results=fence(results, "results"))
-        try:
-            reply = self.client.ask("navigator", messages, schema, model=self.model,
-                                    max_tokens=self.max_tokens or prompt.output_tokens, version=prompt.version)
-        except BudgetExceeded:
-            raise
-        except ModelError as exc:
+        reply, failed = attempt(lambda: self.client.ask(
+            "navigator", messages, schema, model=self.model, max_tokens=self.max_tokens or prompt.output_tokens,
+            version=prompt.version))
+        if failed:
             if not self.fallback:
-                self.journal.note("navigator", f"pick failed: {exc}")
-                return None, f"pick failed: {exc}"
-            self.journal.note("navigator", f"pick failed, reading the top result: {exc}")
+                self.journal.note("navigator", f"pick failed: {failed}")
+                return None, f"pick failed: {failed}"
+            self.journal.note("navigator", f"pick failed, reading the top result: {failed}")
             return unread[0], "top result (model failed to pick)"
         if reply.choice is None:
             return None, f"no result worth reading: {reply.reason}".strip()
