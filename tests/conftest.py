@@ -7,7 +7,7 @@ Never import pywikibot above that block.
 Fixtures for tests against a real MediaWiki (Debian's package, served by ``php -S`` on 127.0.0.1):
 
 ``local_wiki`` (session)
-    A fresh :class:`winellbot.wiki.localwiki.LocalWiki` in a temporary folder, created and started
+    A fresh :class:`winellbot.localwiki.LocalWiki` in a temporary folder, created and started
     once per test session, with the templates of ``winellbot/data/templates`` installed; stopped at
     the end. Use ``local_wiki.edit(title, text)`` for fixtures (admin path), ``local_wiki.api_url``,
     ``local_wiki.credentials`` (bot_user, bot_app, bot_password), ``local_wiki.run_jobs()``.
@@ -18,10 +18,21 @@ Fixtures for tests against a real MediaWiki (Debian's package, served by ``php -
 ``scene`` (function)
     Two fictional towns on the wiki with news for them and settings (see ``tests/wikiscene.py``);
     sets ``WINELLBOT_BOT_PASSWORD`` for the test.
+``model_town`` (function)
+    One opted-in town on the wiki with news dated today, a started scripted model server
+    (``wikiscene.TownModel``) and a config for the OpenAI-compatible backend: a dict with ``name``,
+    ``docs``, ``server``, ``config`` (a TOML path) and ``state``; sets ``WINELLBOT_BOT_PASSWORD``
+    and clears the OpenAI key variables for the test.
 ``make_page`` (function)
     ``make_page(text, *, prefix=None, namespace="", talk=None) -> str`` saves ``text`` as the admin
     under a title unique to the calling test and returns the title. ``talk=`` also saves the
     matching talk page. ``make_page.title(prefix=None)`` only invents a unique title.
+
+A tiny model in the test's own process:
+
+``tiny`` (module)
+    A tiny random causal language model (``winellbot.llm.tiny_model.build_tiny_model``) in a
+    temporary folder: its path, for the editor's training and decoding tests.
 
 A real model behind a real server:
 
@@ -32,7 +43,7 @@ A real model behind a real server:
     with ``local_n_ctx = 2048`` and ``local_threads = 1`` gets. When it cannot start the test FAILS with the reason: never skipped.
 
 Tests using any of the wiki fixtures are marked ``wiki`` automatically; they are skipped with a message when php or
-MediaWiki is not installed (``python -c "from winellbot.wiki.localwiki import ensure_packages;
+MediaWiki is not installed (``python -c "from winellbot.localwiki import ensure_packages;
 ensure_packages()"`` installs them).
 """
 
@@ -53,7 +64,7 @@ from collections.abc import Iterator  # noqa: E402
 
 import pytest  # noqa: E402
 
-from winellbot.wiki.localwiki import LocalWiki, mediawiki_available  # noqa: E402
+from winellbot.localwiki import LocalWiki, mediawiki_available  # noqa: E402
 
 WIKI_FIXTURES = {"local_wiki", "site", "make_page", "scene", "own_wiki"}
 _SKIP_REASON = ("php or Debian's mediawiki package is not installed "
@@ -148,10 +159,32 @@ def scene(local_wiki: LocalWiki, make_page: PageMaker, tmp_path, monkeypatch) ->
 
 
 @pytest.fixture
+def model_town(local_wiki: LocalWiki, make_page: PageMaker, tmp_path, monkeypatch) -> Iterator[dict]:
+    """One opted-in town with its news and a scripted model server (see ``tests/wikiscene.py``)."""
+    from wikiscene import make_town
+
+    monkeypatch.setenv("WINELLBOT_BOT_PASSWORD", local_wiki.credentials.bot_password)
+    monkeypatch.delenv("WINELLBOT_OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    town = make_town(local_wiki, make_page, tmp_path)
+    yield town
+    town["server"].stop()
+
+
+@pytest.fixture
 def own_wiki(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalWiki]:
     """A local wiki for one test only: it may stop it or break the bot's login."""
     with _serving(tmp_path_factory.mktemp("ownwiki") / "wiki") as wiki:
         yield wiki
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory):
+    """A tiny random causal LM built offline (see module docstring); one per test module."""
+    pytest.importorskip("peft")
+    from winellbot.llm.tiny_model import build_tiny_model
+
+    return build_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
 
 
 @pytest.fixture(scope="session")

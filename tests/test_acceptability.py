@@ -71,13 +71,13 @@ def test_a_model_for_other_features_or_a_broken_file_is_a_clear_error(tmp_path):
 
 
 def test_the_backtest_takes_the_best_estimated_first(tmp_path):
-    from test_bench_runner import build_offline_pipeline, write_task
+    from bench_tasks import build_offline_pipeline, write_bridge_task
 
     from winellbot.bench.backtest import run_task
     from winellbot.bench.tasks import load_task
-    from winellbot.gates import default_gates
+    from winellbot.gates.registry import default_gates
 
-    task = load_task(write_task(tmp_path / "t.json"))
+    task = load_task(write_bridge_task(tmp_path / "t.json"))
     gates = default_gates(acceptability_path=model_file(tmp_path), acceptability_threshold=0.0)
     held: list = []
     lines = run_task(task.id, task.bot_view(), build_offline_pipeline(), gates, held=held)

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import datetime as dt
 
+from agent_scene import ARTICLE, MONACO, RESERVE, Script, corpus, update
 from scripted_openai import ScriptedOpenAI
-from test_agent import ARTICLE, MONACO, RESERVE, Script, corpus, update
 
 from winellbot.llm.client import ModelClient
 from winellbot.llm.openai_backend import OpenAIBackend

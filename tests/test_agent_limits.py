@@ -10,8 +10,8 @@ import re
 import pydantic
 import pytest
 
+from agent_scene import ARTICLE, CITE, MONACO, PARA_WIKITEXT, RESERVE, Script, edit_with, run, update
 from scripted_openai import ScriptedOpenAI
-from test_agent import ARTICLE, CITE, MONACO, PARA_WIKITEXT, RESERVE, Script, edit_with, run, update
 
 from winellbot.article import parse_article
 from winellbot.llm.prompts import estimate_tokens, load_prompt

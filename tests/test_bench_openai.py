@@ -1,48 +1,21 @@
 """`winellbot backtest --backend openai --judge model` through the CLI, with a scripted model server.
 
-The task is hand-made and fictional (the bench format, one article, two documents); the server
-answers every pipeline stage and the paper's judge, so the whole command runs offline.
+The task is hand-made and fictional (``write_ferry_task`` in ``tests/bench_tasks.py``: the bench format,
+one article, two documents); the server answers every pipeline stage and the paper's judge, so the
+whole command runs offline.
 """
 from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
+from bench_tasks import ATOMS, FACT, HELD, NIGHT, write_ferry_task
 from scripted_openai import Received, ScriptedOpenAI
 
 from winellbot.cli import main
 from winellbot.config import Settings, dump_settings
 from winellbot.state.db import State
-
-TITLE = "Brindle Ferry"
-WIKITEXT = """'''Brindle Ferry''' is a fictional ferry line across the Sallow Sound.
-
-== History ==
-The line opened in 1931 with one steam ferry.
-
-== Services ==
-Ferries sail every hour between Brindle and Marrow Point.
-"""
-NIGHT = {"id": "d1", "url": "https://news.example.org/brindle-night", "title": "Brindle Ferry starts night crossings",
-         "published": "2025-05-04",
-         "text": "Brindle Ferry began a night service to Oskar Island on 3 May 2025, the operator said. "
-                 "Two crossings a night will run until September."}
-FAIR = {"id": "d2", "url": "https://news.example.org/fair", "title": "Harbour fair draws crowds",
-        "published": "2025-05-05", "text": "A harbour fair in Marrow Point drew large crowds on Sunday."}
-HELD = "In May 2025 Brindle Ferry began a night service to Oskar Island."
-FACT = "From May 2025 the ferry also ran night crossings to Oskar Island."
-ATOMS = ["Brindle Ferry began a night service", "The service goes to Oskar Island", "It began in May 2025"]
-
-
-def write_task(folder: Path) -> None:
-    folder.mkdir()
-    task = {"format": "winell-backtest/1", "id": "brindle", "title": TITLE, "wikitext": WIKITEXT,
-            "documents": [NIGHT, FAIR],
-            "held_out": [{"section_path": ["Services"], "text": HELD, "supporting_document": "d1"}],
-            "document_origins": {"d1": "search", "d2": "distractor"}}
-    (folder / "brindle.json").write_text(json.dumps(task), encoding="utf-8")
 
 
 def model(req: Received) -> str:
@@ -81,7 +54,7 @@ def model(req: Received) -> str:
 def bench(tmp_path, monkeypatch):
     monkeypatch.delenv("WINELLBOT_OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    write_task(tmp_path / "tasks")
+    write_ferry_task(tmp_path / "tasks")
     with ScriptedOpenAI(model) as server:
         s = Settings()
         s.llm.base_url = server.base_url
@@ -144,7 +117,7 @@ def test_lexical_judge_asks_no_model_and_model_judge_scores_the_offline_pipeline
 def test_model_judge_without_a_reachable_model_config_is_a_clean_error(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("WINELLBOT_OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    write_task(tmp_path / "tasks")
+    write_ferry_task(tmp_path / "tasks")
     s = Settings()
     s.state.path = str(tmp_path / "state.sqlite")
     (tmp_path / "c.toml").write_text(dump_settings(s), encoding="utf-8")  # api.openai.com, no key

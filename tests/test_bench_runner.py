@@ -2,45 +2,14 @@
 import dataclasses
 import json
 
+from bench_tasks import SENTINEL, build_offline_pipeline, every_gate, write_bridge_task
+
 from winellbot.bench.backtest import oracle_view, read_suggestions, run_backtest
 from winellbot.bench.cli import pipeline_factory
 from winellbot.bench.tasks import BotTask, load_task
 from winellbot.config import Settings
 from winellbot.models import PipelineResult
 from winellbot.pipeline.pipeline import Pipeline
-
-build_offline_pipeline = pipeline_factory(Settings())  # the pipeline as deployed
-
-
-def every_gate():
-    """The deployed gates with the acceptability score's bar at 0: these tests are about the runner,
-    not about which of a made-up task's facts the score would post (tests/test_acceptability.py)."""
-    from winellbot.gates import default_gates
-
-    return default_gates(acceptability_threshold=0.0)
-
-SENTINEL = "ZQXSENTINELQZX"
-
-
-def write_task(path, held_text=f"The {SENTINEL} bridge carried 5,000 cars on its first day."):
-    task = {
-        "format": "winell-backtest/1", "id": "wgb-1", "title": "Harbour Bridge", "origin": "test",
-        "wikitext": "The Harbour Bridge is a bridge in Port Town.\n\n== History ==\n"
-                    "The Harbour Bridge opened in 2024. Work took four years.\n\n== Design ==\n"
-                    "The Harbour Bridge is a steel arch bridge. It has four lanes.",
-        "documents": [
-            {"id": "d1", "url": "https://news.example/1", "title": "Harbour Bridge opens",
-             "text": "The Harbour Bridge opened in 2024 in Port Town. On its first day the Harbour Bridge "
-                     "carried 5,000 cars, officials from Port Town said on Monday.", "published": None},
-            {"id": "d2", "url": "https://news.example/2", "title": "Unrelated", "text": "Recipe for soup.",
-             "published": None},
-        ],
-        "held_out": [{"section_path": ["History", SENTINEL], "text": held_text,
-                      "supporting_document": "d1", "support": 0.9}],
-        "document_origins": {"d1": f"reference-{SENTINEL}", "d2": f"distractor-{SENTINEL}"},
-    }
-    path.write_text(json.dumps(task), encoding="utf-8")
-    return path
 
 
 class RecordingPipeline(Pipeline):
@@ -61,14 +30,14 @@ def recording_factory():
 
 
 def test_bot_view_holds_only_title_wikitext_and_documents(tmp_path):
-    task = load_task(write_task(tmp_path / "t.json"))
+    task = load_task(write_bridge_task(tmp_path / "t.json"))
     view = task.bot_view()
     assert [f.name for f in dataclasses.fields(BotTask)] == ["title", "wikitext", "documents"]
     assert SENTINEL not in repr(view)
 
 
 def test_runner_never_passes_held_out_or_origins(tmp_path):
-    write_task(tmp_path / "t.json")
+    write_bridge_task(tmp_path / "t.json")
     RecordingPipeline.seen = []
     lines = run_backtest(tmp_path, tmp_path / "out" / "s.jsonl", pipeline_factory=recording_factory,
                          progress=False)
@@ -80,7 +49,7 @@ def test_runner_never_passes_held_out_or_origins(tmp_path):
 
 
 def test_runner_writes_suggestions_in_the_bench_format(tmp_path):
-    write_task(tmp_path / "t.json", held_text="On its first day the bridge carried 5,000 cars.")
+    write_bridge_task(tmp_path / "t.json", held_text="On its first day the bridge carried 5,000 cars.")
     lines = run_backtest(tmp_path, None, pipeline_factory=build_offline_pipeline, progress=False, gates=every_gate())
     assert 1 <= len(lines) <= 5
     first = lines[0]
@@ -91,7 +60,7 @@ def test_runner_writes_suggestions_in_the_bench_format(tmp_path):
 
 
 def test_oracle_mode_gives_the_held_out_sentences_as_documents_only(tmp_path):
-    task = load_task(write_task(tmp_path / "t.json", held_text="The bridge carried 5,000 cars on day one."))
+    task = load_task(write_bridge_task(tmp_path / "t.json", held_text="The bridge carried 5,000 cars on day one."))
     view = oracle_view(task)
     assert [d.text for d in view.documents] == ["The bridge carried 5,000 cars on day one."]
     assert "History" not in repr(view.documents)  # the section does not travel
@@ -106,8 +75,8 @@ def test_tasks_in_two_processes_give_the_lines_of_one(tmp_path):
     from winellbot.bench.backtest import run_tasks
     from winellbot.bench.tasks import load_tasks
 
-    write_task(tmp_path / "a.json", held_text="On its first day the bridge carried 5,000 cars.")
-    second = json.loads(write_task(tmp_path / "b.json").read_text(encoding="utf-8"))
+    write_bridge_task(tmp_path / "a.json", held_text="On its first day the bridge carried 5,000 cars.")
+    second = json.loads(write_bridge_task(tmp_path / "b.json").read_text(encoding="utf-8"))
     second["id"] = "wgb-2"
     second["wikitext"] += " Its lanes are wide."  # another article: no cache of the first task's serves it
     (tmp_path / "b.json").write_text(json.dumps(second), encoding="utf-8")

@@ -1,11 +1,11 @@
 """A spent token budget ends the cycle: unfinished pages stay due, and the run record says why.
 
-Against the real local wiki, with the scripted model server of ``test_article_openai``.
+Against the real local wiki, with the ``model_town`` fixture's scripted model (``tests/wikiscene.py``).
 """
 from __future__ import annotations
 
 from scripted_openai import Reply, ScriptedOpenAI
-from test_article_openai import ARTICLE, TownModel, town  # noqa: F401  (town is a fixture)
+from wikiscene import ARTICLE, TownModel
 
 from winellbot.cli import main
 from winellbot.commands import build_bot
@@ -13,11 +13,11 @@ from winellbot.config import load_settings
 from winellbot.state.db import State
 
 
-def test_spent_budget_ends_the_cycle_without_rescheduling_unfinished_pages(town, local_wiki, make_page, capsys):
-    name = town["name"]
+def test_spent_budget_ends_the_cycle_without_rescheduling_unfinished_pages(model_town, local_wiki, make_page, capsys):
+    name = model_town["name"]
     other = make_page.title("Otherton")
     local_wiki.edit(other, ARTICLE.format(name=other))
-    settings = load_settings(town["config"])
+    settings = load_settings(model_town["config"])
     settings.llm.token_budget = 500
     model = TownModel(name)
     # every request costs 300 tokens: criteria fit, the navigator's query spends the budget
@@ -37,16 +37,16 @@ def test_spent_budget_ends_the_cycle_without_rescheduling_unfinished_pages(town,
     assert run["status"] == "budget spent"
     errors = list(state.db["errors"].rows_where("stage = 'budget'"))
     assert len(errors) == 1 and errors[0]["page"] == name
-    assert main(["status", "--config", town["config"]]) == 0
+    assert main(["status", "--config", model_town["config"]]) == 0
     out = capsys.readouterr().out
     assert "budget spent" in out and "[budget] token budget spent" in out
 
 
-def test_next_cycle_finishes_the_pages_and_reuses_the_answers_already_paid_for(town):
-    name = town["name"]
-    settings = load_settings(town["config"])
+def test_next_cycle_finishes_the_pages_and_reuses_the_answers_already_paid_for(model_town):
+    name = model_town["name"]
+    settings = load_settings(model_town["config"])
     settings.llm.token_budget = 200
-    server = town["server"]
+    server = model_town["server"]
     state = State(settings.state.path)
     first = build_bot(settings, state).run([name], force=True)
     assert first.stopped.startswith("token budget spent")

@@ -1,15 +1,18 @@
 """The local editor: short edits, the five figures, apply and evaluate, training, and the target sentinel.
 
-All examples here are hand-written. Model predictions come from a scripted OpenAI-compatible server
-(through the real client) or from a tiny random model built offline and run in-process.
+All examples here are hand-written (``BRIDGE`` and ``LIBRARY`` in ``tests/editor_examples.py``). Model
+predictions come from a scripted OpenAI-compatible server (through the real client) or from a tiny random
+model built offline and run in-process (the ``tiny`` fixture, conftest.py).
 """
 from __future__ import annotations
 
 import json
 
 import pytest
-
+from agent_scene import CITE, PARA, PARA_WIKITEXT, UPDATE
+from editor_examples import BRIDGE, LIBRARY, write_examples
 from scripted_openai import ScriptedOpenAI
+
 from winellbot import cli
 from winellbot.editor.evaluate import figures, score_edit
 from winellbot.editor.examples import EditorExample, Source, load_examples, load_tasks, split_by_article
@@ -17,33 +20,6 @@ from winellbot.editor.predict import ShortEditPredictor
 from winellbot.editor.shortedit import ShortEdit, answer_of, apply_edit, numbered, parse_answer, sentence_ends
 from winellbot.llm.client import ModelClient
 from winellbot.llm.openai_backend import OpenAIBackend
-
-BRIDGE = EditorExample(
-    "hand-1", "Harbour Bridge", ("History",),
-    "Work on the bridge began in 2020. The bridge was built by Elwin Construction.",
-    Source("https://news.example/bridge", "Bridge opens",
-           "menu home sport the harbour bridge opened on 3 may 2024 and carried 3000 vehicles in its first "
-           "hour critics called the ceremony a costly spectacle subscribe now"),
-    "Work on the bridge began in 2020. The bridge opened on 3 May 2024 and carried 3,000 vehicles in its "
-    "first hour. The bridge was built by Elwin Construction.",
-    {"article": "Harbour Bridge"})
-LIBRARY = EditorExample(
-    "hand-2", "Elwin Library", ("Collections",),
-    "The library holds rare maps. Its reading room opened in 1931.",
-    Source("https://news.example/library", "Library gift",
-           "The library received 4,000 letters of the poet Ann Vale in March 2023, the trust said. "
-           "It was a wonderful and moving day for everyone who loves poetry."),
-    "The library holds rare maps. Its reading room opened in 1931. In March 2023 it received 4,000 letters "
-    "of the poet Ann Vale.",
-    {"article": "Elwin Library"})
-
-
-def write_examples(path, examples, **override):
-    with open(path, "w", encoding="utf-8") as handle:
-        for ex in examples:
-            handle.write(json.dumps({**ex.to_json(), **override}) + "\n")
-    return str(path)
-
 
 def test_short_edit_round_trip_keeps_every_word():
     edit = answer_of(BRIDGE)
@@ -134,14 +110,6 @@ def test_split_by_article_keeps_articles_whole():
     train, held = split_by_article(many, 0, 5)
     assert held and train and not {e.article for e in train} & {e.article for e in held}
     assert split_by_article(many, 0, 5) == (train, held)
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    pytest.importorskip("peft")
-    from winellbot.llm.tiny_model import build_tiny_model
-
-    return build_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
 
 
 def test_a_few_training_steps_lower_the_loss(tiny, tmp_path, capsys):
@@ -257,7 +225,6 @@ def test_an_editor_trained_on_copied_answers_adds_only_source_words(tiny, tmp_pa
 # -- the local editor inside the pipeline ([llm] editor_backend = "local") -------------------------
 
 def local_edit_with(reply: str):
-    from test_agent import CITE, PARA, UPDATE
     from winellbot.pipeline.local_edit import LocalEditor
 
     with ScriptedOpenAI([reply]) as server:
@@ -267,7 +234,6 @@ def local_edit_with(reply: str):
 
 
 def test_local_editor_inserts_the_sentence_and_cites_it():
-    from test_agent import CITE, PARA_WIKITEXT
     from winellbot.pipeline.agent_edit import cite_news
 
     edit, prompt = local_edit_with("After 1: Mara Quist won the Monaco sprint race on 24 May 2025.")
@@ -285,7 +251,6 @@ def test_local_editor_inserts_the_sentence_and_cites_it():
     ("Sure! Here is the paragraph.", "no edit in the local editor's reply"),
 ])
 def test_local_editor_refuses_unfaithful_sentences(reply, reason):
-    from test_agent import CITE, PARA_WIKITEXT, UPDATE
     from winellbot.pipeline.agent_edit import cite_news
 
     edit, _ = local_edit_with(reply)

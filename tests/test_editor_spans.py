@@ -2,8 +2,8 @@
 import json
 
 import pytest
+from editor_examples import BRIDGE, LIBRARY
 
-from test_editor import BRIDGE, LIBRARY, tiny  # noqa: F401  (a fixture)
 from winellbot.editor.examples import EditorExample, Source
 from winellbot.editor.shortedit import shown_source
 from winellbot.editor.spans import SpanRanker, fit, labelled_runs, runs
@@ -57,7 +57,7 @@ def test_the_shipped_ranker_offers_the_run_with_the_missing_facts():
     assert not any(c.startswith("home news sport") for c in choices), choices  # the page's menu is no choice
 
 
-def test_choosing_copy_replies_with_one_of_the_choices(tiny):  # noqa: F811
+def test_choosing_copy_replies_with_one_of_the_choices(tiny):
     """Whatever the weights (the tiny model's are random), the reply is "After N:" and one whole choice."""
     import re
 

@@ -17,7 +17,7 @@ import time
 import pydantic
 import pytest
 from conftest import LOCAL_N_CTX, LOCAL_THREADS
-from test_bench_openai import write_task
+from bench_tasks import write_ferry_task
 
 from winellbot.cli import main
 from winellbot.config import Settings, dump_settings
@@ -54,7 +54,7 @@ def test_llama_cpp_structured_output_is_learned_and_every_reply_parses(local_mod
 
 
 def test_backtest_with_the_local_backend_reports_llm_figures(local_model_server, tmp_path, capsys):
-    write_task(tmp_path / "tasks")
+    write_ferry_task(tmp_path / "tasks")
     s = Settings()
     s.llm.local_n_ctx, s.llm.local_threads = LOCAL_N_CTX, LOCAL_THREADS  # the session's server
     s.pipeline.max_iterations = 1
@@ -119,7 +119,7 @@ def test_extractor_sections_are_held_to_the_articles_own_names(local_model_serve
 
 
 def test_zero_shot_editor_through_the_local_server(local_model_server, tmp_path):
-    from test_editor import BRIDGE, write_examples
+    from editor_examples import BRIDGE, write_examples
 
     examples = write_examples(tmp_path / "ex.jsonl", [BRIDGE])
     out = tmp_path / "zero.jsonl"

@@ -2,7 +2,7 @@
 import dataclasses
 import re
 
-from test_bench_runner import write_task
+from bench_tasks import write_bridge_task
 
 from winellbot import commands, factory
 from winellbot.bench.cli import pipeline_factory
@@ -57,7 +57,7 @@ def test_a_backtest_only_setting_is_a_flag_the_report_prints(tmp_path, capsys, m
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("WINELLBOT_CONFIG", raising=False)
     (tmp_path / "tasks").mkdir()
-    write_task(tmp_path / "tasks" / "t.json")
+    write_bridge_task(tmp_path / "tasks" / "t.json")
     args = ["backtest", str(tmp_path / "tasks"), "--output", str(tmp_path / "o.jsonl"), "--no-progress"]
     assert main(args + ["--report", str(tmp_path / "r")]) == 0
     out = capsys.readouterr().out

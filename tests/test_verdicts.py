@@ -11,9 +11,9 @@ from winellbot.errors import WinellbotError
 
 @pytest.fixture
 def task(tmp_path):
-    from test_bench_runner import write_task
+    from bench_tasks import write_bridge_task
 
-    return load_task(write_task(tmp_path / "t.json", held_text="On its first day the bridge carried 5,000 cars."))
+    return load_task(write_bridge_task(tmp_path / "t.json", held_text="On its first day the bridge carried 5,000 cars."))
 
 
 def line(text: str) -> dict:

@@ -3,14 +3,20 @@
 Two fresh articles (one opted in on its talk page, one on a watchlist page), a shutoff page that
 says "run", two news documents per town written for the test, and settings for all of it. The
 ``scene`` fixture (conftest.py) builds one per test; :func:`run_cycle` runs the real bot on it.
+
+The ``model_town`` fixture (conftest.py, :func:`make_town`) is one opted-in town of the same kind with the
+OpenAI-compatible backend: :class:`TownModel` is its scripted model, served by ``scripted_openai``.
 """
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
 
+from scripted_openai import Received, ScriptedOpenAI
+
 from winellbot import commands, factory
-from winellbot.config import Settings
+from winellbot.config import Settings, dump_settings
 from winellbot.models import Citation, Document, Edit, Suggestion, Update
 from winellbot.state.db import State
 
@@ -95,3 +101,106 @@ def fact_suggestion(article: str, fact: str = "A bridge opened in 2024.") -> Sug
     doc = Document(id="d", url="https://news.example/fact", title="News", text=fact)
     edit = Edit("Old.", f"Old. {fact}", fact, Citation(doc.url, "News"))
     return Suggestion(article, 1, ("History",), 0, edit, Update(fact, ("History",), "", doc))
+
+
+# -- one town with a scripted model, for the commands on the OpenAI-compatible backend --------------
+
+HISTORY = "{name} was founded in 1802 as a fishing village. The harbour wall was built in 1850."
+GOVERNMENT = "The town council has eleven members. The mayor is elected every four years."
+
+
+def news(name: str, slug: str, published: str) -> list[dict]:
+    return [
+        {"id": f"{slug}-mayor", "url": f"https://news.example.org/{slug}-mayor", "published": published,
+         "title": f"{name} elects a new mayor", "publisher": "Westmark Gazette",
+         "text": f"{name} elected Maria Olsen as its new mayor on 1 March 2026. The town council confirmed "
+                 "that Olsen won 62 percent of the vote in the mayoral election. Olsen previously led the "
+                 "harbour board."},
+        {"id": f"{slug}-harbour", "url": f"https://news.example.org/{slug}-harbour", "published": published,
+         "title": f"{name} harbour wall repaired", "publisher": "Coast Weekly",
+         "text": f"The harbour wall of {name}, built in 1850, was repaired at a cost of 4.2 million euros in "
+                 "2026. Engineers finished the repairs in April 2026 after two years of work."},
+    ]
+
+
+class TownModel:
+    """The scripted model: one answer per stage, chosen from what the request holds."""
+
+    def __init__(self, name: str) -> None:
+        # The news is dated today (see the model_town fixture) but tells of events in early 2026, which the
+        # extractor would drop as older than the page's check window: the model gives no event dates.
+        self.name = name
+        self.mayor = {"fact": "Maria Olsen was elected mayor in March 2026 with 62 percent of the vote.",
+                      "section": "Government", "event_date": None, "reason": "a new mayor",
+                      "quote": f"{name} elected Maria Olsen as its new mayor on 1 March 2026. The town council "
+                               "confirmed that Olsen won 62 percent of the vote"}
+        self.harbour = {"fact": "The harbour wall was repaired in 2026 at a cost of 4.2 million euros.",
+                        "section": "History", "event_date": None, "reason": "works on a landmark",
+                        "quote": f"The harbour wall of {name}, built in 1850, was repaired at a cost of "
+                                 "4.2 million euros in 2026"}
+
+    def __call__(self, req: Received) -> str:
+        text = req.text
+        if req.stage == "criteria":
+            return json.dumps({"sections": [
+                {"section": "Lead", "criteria": "What the town is and where it lies."},
+                {"section": "History", "criteria": "Founding, landmarks and works on them."},
+                {"section": "Government", "criteria": "The council, the mayor and elections."}]})
+        if req.stage == "navigator" and "Write the next search query" in text:
+            tried = text.split("Queries already tried:")[1].split("Updates already kept:")[0]
+            if "mayor election" not in tried:
+                query = f"{self.name} mayor election"
+            elif "harbour wall" not in tried:
+                query = f"{self.name} harbour wall"
+            else:
+                query = f"{self.name} council news"
+            return json.dumps({"query": query, "reason": "the next section's kind of news"})
+        if req.stage == "navigator":
+            return json.dumps({"choice": 1, "reason": "the top result fits the query"})
+        if req.stage == "extractor":
+            found = [u for u in (self.mayor, self.harbour) if u["quote"].split(",")[0][:40] in text]
+            return json.dumps({"updates": found})
+        if req.stage == "aggregator":
+            return json.dumps({"action": "add", "reason": "new to the section", "importance": 4})
+        if req.stage == "editor":
+            if self.mayor["fact"] in text:
+                return f"{GOVERNMENT} {self.mayor['fact']}"
+            return f"{HISTORY.format(name=self.name)} {self.harbour['fact']}"
+        if req.stage == "judge":
+            update = self.mayor if self.mayor["fact"].split(" in ")[0] in text else self.harbour
+            return json.dumps({"verdict": "supported", "quote": update["quote"], "reason": "stated"})
+        raise AssertionError(f"unexpected stage {req.stage!r}")
+
+
+def make_town(local_wiki, make_page, tmp_path: Path) -> dict:
+    """The ``model_town`` fixture: an opted-in article, its news corpus, a started :class:`TownModel` server and a
+    config pointing at both (``name``, ``docs``, ``server``, ``config``, ``state``); the caller stops the server."""
+    name = make_page.title("Harbourtown")
+    local_wiki.edit(name, ARTICLE.format(name=name))
+    local_wiki.edit(f"Talk:{name}", "{{Winellbot}}\nEarlier talk.")
+    bot = local_wiki.credentials.bot_user
+    shutoff = f"User:{bot}/Shutoff-{make_page.title('s').replace(' ', '')}"
+    local_wiki.edit(shutoff, "run")
+    corpus = tmp_path / "news"
+    corpus.mkdir()
+    slug = name.lower().replace(" ", "-")
+    # dated today (UTC, as the state's last check is): still new after the first run's check
+    docs = news(name, slug, dt.datetime.now(dt.timezone.utc).date().isoformat())
+    (corpus / "news.jsonl").write_text("\n".join(json.dumps(d) for d in docs), encoding="utf-8")
+    server = ScriptedOpenAI(TownModel(name)).start()
+    s = Settings()
+    s.wiki.api_url = local_wiki.api_url
+    s.wiki.username = bot
+    s.wiki.bot_password_app = local_wiki.credentials.bot_app
+    s.wiki.shutoff_page = shutoff
+    s.wiki.put_throttle = 0.0
+    s.pipeline.backend = "openai"
+    s.llm.base_url = server.base_url
+    s.llm.model = "scripted-small"
+    s.llm.stage_models = {"criteria": "scripted-large"}
+    s.search.backend = "corpus"
+    s.search.corpus_dir = str(corpus)
+    s.state.path = str(tmp_path / "state.sqlite")
+    config = tmp_path / "winellbot.toml"
+    config.write_text(dump_settings(s), encoding="utf-8")
+    return {"name": name, "docs": docs, "server": server, "config": str(config), "state": s.state.path}
