@@ -319,10 +319,10 @@ def test_sample_articles_parse(path):
 
 
 def test_sample_manifest_and_news():
-    if not (SAMPLE / "manifest.json").exists():
-        pytest.skip("sample data not written yet")
+    assert (SAMPLE / "manifest.json").is_file(), f"the sample data is not shipped: no manifest in {SAMPLE}"
     manifest = json.loads((SAMPLE / "manifest.json").read_text(encoding="utf-8"))
     assert sum(1 for a in manifest["articles"] if a["opt_in"]) == 2
+    assert {entry["file"] for entry in manifest["articles"]} == {p.name for p in _sample_articles()}
     for entry in manifest["articles"]:
         assert (SAMPLE / "articles" / entry["file"]).exists()
         assert ("{{Winellbot}}" in entry["talk"]) == entry["opt_in"]

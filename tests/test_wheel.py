@@ -82,7 +82,7 @@ def test_the_wheel_carries_prompts_data_and_templates_without_setuptools_warning
     assert "absent from the `packages` configuration" not in log
     assert "Package would be ignored" not in log
     names = set(zipfile.ZipFile(path).namelist())
-    for folder in ("prompts", "data", "data/templates", "data/sample", "data/sample/articles"):
+    for folder in ("prompts", "data", "data/templates", "data/sample", "data/sample/articles", "data/editor"):
         tracked = {p.relative_to(ROOT).as_posix() for p in (ROOT / "winellbot" / folder).glob("*")
                    if p.is_file() and p.suffix != ".pyc"}
         assert tracked and tracked <= names, f"winellbot/{folder} missing from the wheel: {sorted(tracked - names)}"
