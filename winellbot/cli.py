@@ -58,6 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     from winellbot.operations import register as register_operations
 
     register_operations(sub, _common)
+    from winellbot.outcomes.cli import register as register_outcomes
+
+    register_outcomes(sub, _common)
     __import__("winellbot.editor.cli", fromlist=["register"]).register(sub)
     __import__("winellbot.llm.serve", fromlist=["register"]).register(sub)
     from winellbot.bench import fit
@@ -112,6 +115,10 @@ def _dispatch(args: argparse.Namespace, rest: list[str]) -> int:
 
     if args.command in operations.COMMANDS:
         return operations.run(args, settings)
+    if args.command == "outcomes":
+        from winellbot.outcomes.cli import run as run_outcomes
+
+        return run_outcomes(args, settings)
     if args.command == "status":
         return commands.status(settings, as_json=args.json)
     if args.command == "run":

@@ -203,6 +203,8 @@ def print_report(report: CycleReport) -> None:
           + f"), {c['posted']} page(s) posted, {c['recorded']} error(s) or skip(s) "
           f"recorded"
           + (f", {c['capped']} waiting for the posting caps" if c["capped"] else "")
+          + (f"; outcomes: {c['adopted']} newly adopted, {c['reverted']} adoption(s) reverted, {c['expired']} "
+             f"expired" if c["adopted"] or c["reverted"] or c["expired"] else "")
           + (f"; stopped: {report.stopped}" if report.stopped else ""))
 
 

@@ -195,6 +195,11 @@ class PostingSettings:
     style: str = setting("auto", choices=("auto", "fact", "edit"))
     max_per_page_per_week: int = setting(2, at_least=0, at_most=100)  # suggestions posted per article in any 7 days
     max_per_wiki_per_day: int = setting(10, at_least=0, at_most=10_000)  # suggestions posted on the wiki in any 24 hours
+    # A posted suggestion neither adopted into the article nor decided by a trusted reviewer this
+    # many days after it was posted counts as expired (winellbot outcomes).
+    expire_days: float = setting(60.0, above=0, at_most=3650)
+    # A status set on a suggestion's box by an IP (or a temporary account) counts as a reviewer's verdict.
+    trust_anonymous: bool = False
 
 
 @dataclass

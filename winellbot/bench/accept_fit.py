@@ -51,19 +51,19 @@ def examples(lines: list[dict], store) -> tuple[list[dict], list[int]]:
     return rows, labels
 
 
-def fit(X, y, C: float = 1.0) -> dict:
-    """A fitted model's parameters, in the shipped file's fields."""
+def fit(X, y, C: float = 1.0, weights=None) -> dict:
+    """A fitted model's parameters, in the shipped file's fields (``weights``: one per example)."""
     import numpy as np
     from sklearn.linear_model import LogisticRegression
 
     mean, scale = X.mean(axis=0), X.std(axis=0)
     scale[scale == 0] = 1.0
-    m = LogisticRegression(C=C, max_iter=2000).fit((X - mean) / scale, y)
+    m = LogisticRegression(C=C, max_iter=2000).fit((X - mean) / scale, y, sample_weight=weights)
     return {"mean": mean.round(6).tolist(), "scale": scale.round(6).tolist(),
             "coef": m.coef_[0].round(6).tolist(), "intercept": round(float(m.intercept_[0]), 6)}
 
 
-def out_of_fold(X, y, tasks: list[str]):
+def out_of_fold(X, y, tasks: list[str], weights=None):
     """Every example's estimate from a model that never saw its task."""
     import numpy as np
 
@@ -73,7 +73,7 @@ def out_of_fold(X, y, tasks: list[str]):
     for k in range(FOLDS):
         train, test = fold != k, fold == k
         if train.any() and test.any() and len(set(y[train])) > 1:
-            p = fit(X[train], y[train])
+            p = fit(X[train], y[train], weights=None if weights is None else weights[train])
             z = ((X[test] - p["mean"]) / p["scale"]) @ np.array(p["coef"]) + p["intercept"]
             oof[test] = 1 / (1 + np.exp(-z))
     return oof
@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
     from winellbot.bench.tasks import load_tasks
     from winellbot.bench.verdicts import by_line, load_store, text_hash
     from winellbot.config import Settings
-    from winellbot.gates.acceptability import FEATURES, MODEL, Acceptability
+    from winellbot.gates.acceptability import FEATURES
 
     tasks = load_tasks(args.tasks_dir, limit=args.limit)
     settings = Settings()
@@ -131,26 +131,61 @@ def run(args: argparse.Namespace) -> int:
         return 1
     X = np.array([[r["features"][f] for f in FEATURES] for r in rows], dtype=float)
     y = np.array(labels)
-    oof = out_of_fold(X, y, [r["task"] for r in rows])
     verdicts = [store[(r["task"], text_hash(r.get("fact") or r["text"]))] for r in rows]
     per_task = settings.pipeline.max_suggestions
-    chosen = choose(rows, oof, verdicts, len(tasks), per_task, args.min_posts)
+    about = {"target": TARGET, "backend": settings.pipeline.backend, "examples": len(rows), "positives": int(y.sum()),
+             "candidates": len(lines), "tasks": len(tasks), "folds": FOLDS}
+    if getattr(args, "from_state", False):
+        params, chosen = _with_outcomes(args, X, y, rows, verdicts, per_task, len(tasks), about)
+    else:
+        oof = out_of_fold(X, y, [r["task"] for r in rows])
+        chosen = choose(rows, oof, verdicts, len(tasks), per_task, args.min_posts)
+        params = fit(X, y)
     everything = selection(rows, np.ones(len(rows)), 0.0, per_task, verdicts)
-    model = {"features": list(FEATURES), **fit(X, y), "threshold": chosen["threshold"],
-             "about": {"target": TARGET, "backend": settings.pipeline.backend, "examples": len(rows), "positives": int(y.sum()),
-                       "candidates": len(lines), "tasks": len(tasks), "folds": FOLDS,
-                       "out_of_fold": chosen, "without_the_score": everything,
-                       "judge_on_human_sentences": calibration(stored)}}
+    about.update({"out_of_fold": chosen, "without_the_score": everything,
+                  "judge_on_human_sentences": calibration(stored)})
+    model = {"features": list(FEATURES), **params, "threshold": chosen["threshold"], "about": about}
     print(json.dumps(model["about"], indent=2))
-    if args.write:
-        path = Path(__file__).resolve().parents[1] / MODEL
-        old = Acceptability.load(path) if path.exists() else None
-        ok, why = replaces(old.about if old else None, chosen)
-        print(why)
-        if not ok:
-            return 1
-        path.write_text(json.dumps(model, indent=1) + "\n", encoding="utf-8")
-        print(f"wrote {path}")
+    return _guarded_write(model, chosen, write=args.write, always_say=getattr(args, "from_state", False))
+
+
+def _with_outcomes(args, X, y, rows, verdicts, per_task: int, n_tasks: int, about: dict):
+    """``--from-state``: the dev verdicts plus the wiki's own outcomes (:mod:`winellbot.outcomes.learning`)."""
+    from winellbot.commands import open_state
+    from winellbot.config import load_settings
+    from winellbot.gates.acceptability import FEATURES
+    from winellbot.outcomes.learning import refit, score_examples
+    from winellbot.state.outcomes import OutcomeStore
+
+    state = open_state(load_settings(args.config), readonly=True)
+    skipped: Counter = Counter()
+    history = OutcomeStore(state).history() if "outcomes" in state.db.table_names() else []
+    wiki = score_examples(history, skipped)
+    found = refit(X, y, [r["task"] for r in rows], rows, verdicts, wiki, FEATURES, per_task=per_task,
+                  n_tasks=n_tasks, min_posts=args.min_posts)
+    about["wiki_outcomes"] = {"examples": len(wiki), "by_outcome": dict(Counter(w.outcome for w in wiki)),
+                              "left_out": dict(skipped), "measured_on": "the dev verdicts only, out of fold"}
+    print(f"the wiki's outcomes: {len(wiki)} example(s) beside {len(rows)} dev verdicts"
+          + (f"; left out: {dict(skipped)}" if skipped else ""))
+    return found.params, found.chosen
+
+
+def _guarded_write(model: dict, chosen: dict, *, write: bool, always_say: bool) -> int:
+    """Write the model over the shipped one only when :func:`replaces` allows it, and say why."""
+    from winellbot.gates.acceptability import MODEL, Acceptability
+
+    if not write and not always_say:
+        return 0
+    path = Path(__file__).resolve().parents[1] / MODEL
+    old = Acceptability.load(path) if path.exists() else None
+    ok, why = replaces(old.about if old else None, chosen)
+    print(why if write else f"(not written: --write not given) {why}")
+    if not write:
+        return 0
+    if not ok:
+        return 1
+    path.write_text(json.dumps(model, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {path}")
     return 0
 
 

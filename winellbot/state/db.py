@@ -115,12 +115,20 @@ def _m005_suggestion_reasons(db: sqlite_utils.Database) -> None:
     db["suggestions"].add_column("update_reason", str)
 
 
+def _m006_outcomes(db: sqlite_utils.Database) -> None:
+    # What became of each posted suggestion: adoption, reviewers' verdicts (winellbot/state/outcomes.py).
+    from winellbot.state.outcomes import migrate_006
+
+    migrate_006(db)
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite_utils.Database], None]]] = [
     ("001_initial", _m001_initial),
     ("002_post_links", _m002_post_links),
     ("003_review_pages", _m003_review_pages),
     ("004_hostile_sources", _m004_hostile_sources),
     ("005_suggestion_reasons", _m005_suggestion_reasons),
+    ("006_outcomes", _m006_outcomes),
 ]
 
 

@@ -27,6 +27,20 @@ Revision = tuple[int, str]  # (revision id, ISO timestamp such as "2024-05-01T12
 
 
 @dataclass(frozen=True)
+class PageRevision:
+    """One page's latest revision: ids, time, who saved it (``anon``: an IP or a temporary account)
+    and its wikitext. ``title`` is the title as the caller gave it."""
+
+    title: str
+    revid: int
+    parentid: int
+    timestamp: str
+    user: str
+    anon: bool
+    text: str
+
+
+@dataclass(frozen=True)
 class Resolved:
     """What a title as given names on the wiki: the canonical article title, or the problem."""
 
@@ -228,6 +242,49 @@ class WikiReader:
             for title in chunk:
                 if title in found:
                     yield (title, *found[title])
+
+    @guarded("reading revisions")
+    def revisions(self, titles: Iterable[str], *, batch: int | None = None) -> Iterator[PageRevision]:
+        """The latest revision of each existing page, with its text and its editor, in the order given.
+
+        ``batch`` titles per request (default ``text_batch``); the outcome check asks for the site's
+        title limit, so 500 changed articles of a bot cost one request when their texts fit in one
+        reply (the API continues a larger one).
+        """
+        wanted = list(dict.fromkeys(titles))
+        size = batch or self.text_batch
+        for start in range(0, len(wanted), size):
+            chunk = wanted[start:start + size]
+            found: dict[str, PageRevision] = {}
+            for given, page in self._query(chunk, size, rvprop="ids|timestamp|user|userid|content",
+                                           rvslots="main"):
+                rev = _latest(page)
+                if rev is None:
+                    continue
+                for title in given:
+                    found[title] = PageRevision(
+                        title, int(rev["revid"]), int(rev.get("parentid") or 0), str(rev["timestamp"]),
+                        str(rev.get("user") or ""), bool(rev.get("anon") or rev.get("temp")),
+                        rev.get("slots", {}).get("main", {}).get("content", ""))
+            for title in chunk:
+                if title in found:
+                    yield found[title]
+
+    @guarded("reading user rights")
+    def user_rights(self, names: Iterable[str]) -> dict[str, frozenset[str]]:
+        """``{name: rights}`` of registered users as the wiki grants them (its groups' settings);
+        names the wiki does not know are absent. ``title_batch`` names per request."""
+        wanted = list(dict.fromkeys(n for n in names if n))
+        batch = self.title_batch or self.site.maxlimit
+        out: dict[str, frozenset[str]] = {}
+        for start in range(0, len(wanted), batch):
+            chunk = wanted[start:start + batch]
+            for reply in self._continued(action="query", list="users", ususers=chunk, usprop="rights",
+                                         formatversion="2"):
+                for user in reply.get("query", {}).get("users", []):
+                    if not user.get("missing") and not user.get("invalid"):
+                        out[user["name"]] = frozenset(user.get("rights", ()))
+        return out
 
     @guarded("reading a page")
     def page_text(self, title: str) -> str | None:

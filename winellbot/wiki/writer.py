@@ -229,6 +229,23 @@ class WikiWriter:
             return StatusChange(page.title(), previous=previous, revid=revid)
         raise AssertionError("unreachable")
 
+    @guarded(lambda self, title, *a, **k: f"saving {title}")
+    def save_own_page(self, title: str, text: str, *, summary: str) -> int | None:
+        """Replace the text of a page in the bot's userspace (a report such as ``User:<bot>/Outcomes``);
+        returns the new revision id, or None when the page already says exactly that."""
+        for attempt in range(2):
+            page = self._page(title)
+            if not self._in_userspace(page):
+                raise UnsafeWriteError(f"{page.title()} is not under {self.userspace_prefix}")
+            if page.exists() and page.text == text:
+                return None
+            try:
+                return self._save(page, text, f"{self.summary_prefix}: {summary}")
+            except pwb_errors.EditConflictError:
+                if attempt:
+                    raise WikiError(f"edit conflict on {page.title()} twice") from None
+        raise AssertionError("unreachable")
+
     def permalink(self, title: str, revid: int | None, suggestion_id: str) -> str:
         """The permanent link of ``revid`` of ``title``, at the suggestion's box."""
         page = self._page(title)
