@@ -7,9 +7,9 @@ from pathlib import Path
 
 import numpy as np
 
-from winellbot.bench.accept_fit import _guarded_write, choose, fit, out_of_fold, replaces
+from winellbot.bench.accept_fit import _guarded_write, choose, fit, out_of_fold, refit, replaces
 from winellbot.gates.acceptability import FEATURES, MODEL
-from winellbot.outcomes.learning import EXPIRED_WEIGHT, WikiExample, refit, score_examples
+from winellbot.outcomes.learning import EXPIRED_WEIGHT, WikiExample, score_examples
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
 FOLDS = 5
@@ -154,7 +155,7 @@ def _with_outcomes(args, X, y, rows, verdicts, per_task: int, n_tasks: int, abou
     from winellbot.commands import open_state
     from winellbot.config import load_settings
     from winellbot.gates.acceptability import FEATURES
-    from winellbot.outcomes.learning import refit, score_examples
+    from winellbot.outcomes.learning import score_examples
     from winellbot.state.outcomes import OutcomeStore
 
     state = open_state(load_settings(args.config), readonly=True)
@@ -168,6 +169,33 @@ def _with_outcomes(args, X, y, rows, verdicts, per_task: int, n_tasks: int, abou
     print(f"the wiki's outcomes: {len(wiki)} example(s) beside {len(rows)} dev verdicts"
           + (f"; left out: {dict(skipped)}" if skipped else ""))
     return found.params, found.chosen
+
+
+@dataclass(frozen=True)
+class Refit:
+    """A refit on dev verdicts plus the wiki's outcomes, with its out-of-fold figures on the dev rows."""
+
+    params: dict
+    chosen: dict
+    examples: int
+    wiki_examples: int
+
+
+def refit(X_dev, y_dev, dev_tasks: list[str], dev_rows: list[dict], dev_verdicts: list, wiki: list,
+          features: tuple[str, ...], *, per_task: int, n_tasks: int, min_posts: float) -> Refit:
+    """Fit on the dev verdicts and the wiki's outcomes (:class:`winellbot.outcomes.learning.WikiExample`,
+    folded by article, weighted), then choose the bar and measure out of fold on the dev rows only:
+    the figure the shipped model was chosen on, so that :func:`replaces` compares like with like."""
+    import numpy as np
+
+    X_wiki = np.array([[w.features.get(f, 0.0) for f in features] for w in wiki], dtype=float).reshape(-1, len(features))
+    X = np.vstack([X_dev, X_wiki])
+    y = np.concatenate([y_dev, np.array([w.label for w in wiki], dtype=int)])
+    weights = np.concatenate([np.ones(len(y_dev)), np.array([w.weight for w in wiki], dtype=float)])
+    tasks = list(dev_tasks) + [f"wiki:{w.page}" for w in wiki]
+    oof = out_of_fold(X, y, tasks, weights=weights)
+    chosen = choose(dev_rows, oof[: len(y_dev)], dev_verdicts, n_tasks, per_task, min_posts)
+    return Refit(fit(X, y, weights=weights), chosen, len(y), len(wiki))
 
 
 def _guarded_write(model: dict, chosen: dict, *, write: bool, always_say: bool) -> int:

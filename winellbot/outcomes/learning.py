@@ -6,9 +6,7 @@ and whose outcome is known is an example: adopted or accepted is positive; rejec
 is negative; expired is a weak negative (weight :data:`EXPIRED_WEIGHT`). Rejections without a reason,
 withdrawn and open suggestions teach nothing and are left out.
 
-:func:`refit` fits on the dev verdicts and these examples together and measures the refit out of
-fold on the dev verdicts alone, the figure the shipped model was chosen on, so that the two compare;
-:func:`winellbot.bench.accept_fit.replaces` then decides whether it may replace the shipped model.
+:func:`winellbot.bench.accept_fit.refit` fits on the dev verdicts and these examples together.
 
 For the editor (``winellbot editor data --from-state``): each fact adopted with the bot's own source
 is a ``winell-editor/1`` example: the paragraph without the adopted sentence, the source passage the
@@ -54,34 +52,6 @@ def score_examples(rows: list[dict], skipped: Counter | None = None) -> list[Wik
             label, weight = LABELS[outcome]
             out.append(WikiExample(row["id"], row["page"], json.loads(row["features"]), label, weight, outcome))
     return out
-
-
-@dataclass(frozen=True)
-class Refit:
-    """A refit on dev verdicts plus the wiki's outcomes, with its out-of-fold figures on the dev rows."""
-
-    params: dict
-    chosen: dict
-    examples: int
-    wiki_examples: int
-
-
-def refit(X_dev, y_dev, dev_tasks: list[str], dev_rows: list[dict], dev_verdicts: list, wiki: list[WikiExample],
-          features: tuple[str, ...], *, per_task: int, n_tasks: int, min_posts: float) -> Refit:
-    """Fit on both sources (wiki examples folded by article, weighted), then choose the bar and
-    measure out of fold on the dev rows only."""
-    import numpy as np
-
-    from winellbot.bench.accept_fit import choose, fit, out_of_fold
-
-    X_wiki = np.array([[w.features.get(f, 0.0) for f in features] for w in wiki], dtype=float).reshape(-1, len(features))
-    X = np.vstack([X_dev, X_wiki])
-    y = np.concatenate([y_dev, np.array([w.label for w in wiki], dtype=int)])
-    weights = np.concatenate([np.ones(len(y_dev)), np.array([w.weight for w in wiki], dtype=float)])
-    tasks = list(dev_tasks) + [f"wiki:{w.page}" for w in wiki]
-    oof = out_of_fold(X, y, tasks, weights=weights)
-    chosen = choose(dev_rows, oof[: len(y_dev)], dev_verdicts, n_tasks, per_task, min_posts)
-    return Refit(fit(X, y, weights=weights), chosen, len(y), len(wiki))
 
 
 def editor_examples(rows: list[dict], state, skipped: Counter | None = None) -> list:

@@ -9,6 +9,7 @@ article revision the outcome check last read, so an unchanged article costs noth
 """
 from __future__ import annotations
 
+import datetime as dt
 import json
 from collections.abc import Iterable
 
@@ -50,8 +51,6 @@ class OutcomeStore:
     def track(self, rows: Iterable[dict]) -> int:
         """Start tracking posted suggestions (a row per suggestion, from
         :func:`winellbot.outcomes.adoption.fingerprint`); one already tracked is left as it is."""
-        from winellbot.state.db import now
-
         rows = [{**r, "posted_at": r.get("posted_at") or now()} for r in rows]
         with self.db.atomic():
             self.db["outcomes"].insert_all(rows, pk="suggestion_id", ignore=True)
@@ -73,8 +72,6 @@ class OutcomeStore:
         return {r["title"]: r["seen_revid"] for r in rows}
 
     def saw_page(self, title: str, revid: int) -> None:
-        from winellbot.state.db import now
-
         with self.db.atomic():
             self.db["outcome_pages"].upsert({"title": title, "seen_revid": revid, "checked": now()}, pk="title")
 
@@ -102,8 +99,6 @@ class OutcomeStore:
         return rows[0] if rows else None
 
     def record_verdict(self, row: dict) -> None:
-        from winellbot.state.db import now
-
         with self.db.atomic():
             self.db["verdicts"].insert({"seen_at": now(), **row})
 
@@ -151,6 +146,10 @@ class OutcomeStore:
             if r["gate"] not in out[r["suggestion_id"]]:
                 out[r["suggestion_id"]].append(r["gate"])
         return out
+
+
+def now() -> str:
+    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
 
 
 def _decoded(row) -> dict:
