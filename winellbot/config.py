@@ -123,8 +123,7 @@ class PipelineSettings:
     max_suggestions: int = setting(5, at_least=1, at_most=50)
     # The aggregation loop's bounds. A model's round costs several calls, so the agent reads few
     # documents; the offline stages cost little per document and find most when they read every
-    # one the search returns (dev backtest, 20 documents per task: 8/3 rounds C_soft 12.8%,
-    # 20/5 14.4%, 40/10 15.0%).
+    # one the search returns (docs/results.md, "Loop bounds of the offline backend").
     max_iterations: int = setting(8, at_least=1, at_most=200)
     max_empty: int = setting(3, at_least=1, at_most=200)
     offline_max_iterations: int = setting(40, at_least=1, at_most=1000)

@@ -74,8 +74,8 @@ def longest_unpunctuated_run(text: str) -> int:
     """The most words in a row with no punctuation mark among them (a sentence's stop ends a run).
 
     Edited prose breaks every few words; a page that lost its punctuation, a menu or a
-    table dump runs on. Of the 6,834 sentences of the dev back-test's articles, 99.7% have
-    no run over 40 words.
+    table dump runs on (how rarely articles' own sentences run over 40 words: docs/results.md,
+    "Readable text in articles").
     """
     longest = current = 0
     for word in words(text):
@@ -178,8 +178,8 @@ def clean_suggestion_text(text: str, max_words: int = 100) -> str:
 
 
 # A PDF served as text, or a compressed or binary file decoded as characters, comes through as U+FFFD
-# (what a decoder writes for bytes it cannot read), control and private-use characters. The dev
-# back-test's 20 raw PDFs have 40-60% of them; pages in any script, 0%.
+# (what a decoder writes for bytes it cannot read), control and private-use characters: many in
+# such a file, none in a page in any script (docs/results.md, "The language gate").
 _UNREADABLE_SHARE = 0.05
 
 
@@ -191,7 +191,8 @@ def unreadable(text: str) -> int:
 
 
 # A source longer than this is not read: a news page's text is some thousands of characters, and
-# reading costs about 10 s a megabyte (a 28.8 MB document held one page for 300 s).
+# reading time grows with the size: one very large document held a page for minutes
+# (docs/results.md, "Reading a very large document").
 MAX_DOCUMENT_CHARS = 500_000
 
 

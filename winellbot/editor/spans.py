@@ -1,18 +1,17 @@
 """Which runs of the source the copying editor may choose from: a fitted ranking of candidate runs.
 
 The editor trained on copied answers (:mod:`winellbot.llm.copying`) takes the source's own words,
-but left to choose where on the page to copy from, a 135M model starts within 10 words of the
-best run on 7 of 47 validation examples. This module short-lists the runs instead: every run of
-10, 15, 20, 25 or 30 words of the shown source is described by a few word counts (new content
-words, words the paragraph has, words of the title and section, numbers, where it starts and ends
-in the page, whether it starts and ends at a sentence's edges) and scored by gradient-boosted
-trees fitted to "key facts minus 1.5 x commentary" of the dev examples (the bench's lexical
-figures; 1.5 rather than 1 keeps the commentary under 15%: out of fold on the dev examples, 5 folds
-by article, the best run by these trees carries 35.3% of the key facts and 13.5% of the commentary,
-and histogram boosting's 30.8% / 13.7% at 1.5 against 42.3% / 17.8% at 1). The model then chooses
-among the three best (``copy_choices``). The trees are kept
-as JSON in ``winellbot/data/editor/spans.json`` (no pickle: any Python reads them) and refitted
-with ``winellbot editor fit-spans``. The code that ranks never reads ``target``; fitting does.
+but left to choose where on the page to copy from, a 135M model seldom starts near the best run.
+This module short-lists the runs instead: every run of 10, 15, 20, 25 or 30 words of the shown
+source is described by a few word counts (new content words, words the paragraph has, words of
+the title and section, numbers, where it starts and ends in the page, whether it starts and ends
+at a sentence's edges) and scored by gradient-boosted trees fitted to "key facts minus 1.5 x
+commentary" of the dev examples (the bench's lexical figures; 1.5 rather than 1 keeps the
+commentary under the 15% target). The model then chooses among the three best
+(``copy_choices``). The trees are kept as JSON in ``winellbot/data/editor/spans.json`` (no
+pickle: any Python reads them) and refitted with ``winellbot editor fit-spans``. The code that
+ranks never reads ``target``; fitting does. Figures: docs/results.md, "The run ranker" and
+"Copied runs: the upper bound".
 """
 from __future__ import annotations
 

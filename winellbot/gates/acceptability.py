@@ -7,9 +7,10 @@ flags). :class:`Acceptability` is a logistic model over them, fitted on editors'
 store of :mod:`winellbot.bench.verdicts`) by ``winellbot fit acceptability`` and shipped as
 ``winellbot/data/acceptability.json``: its estimate is the chance that a reviewer finds a new
 fact worth adding in the line. :class:`AcceptabilityGate` holds what falls below the threshold
-chosen, out of fold, for precision, and gives every suggestion its estimate (the back-test and
-the poster take the best first). With no fitted model, or one fitted on another backend's
-suggestions, the gate passes everything: nothing is held on a guess.
+chosen for precision (on each task's estimates from a model fitted without that task), and gives
+every suggestion its estimate (the back-test and the poster take the best first). With no fitted
+model, or one fitted on another backend's suggestions, the gate passes everything: nothing is held
+on a guess. Figures: docs/results.md, "Verdicts on the posted lines".
 """
 from __future__ import annotations
 

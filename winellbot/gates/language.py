@@ -1,19 +1,17 @@
 """Language: the text a suggestion adds is in the wiki's language, and is words at all.
 
-The bot copies its sources' words. A page in another language (the dev back-test's tasks cite
-Dutch, Portuguese, Indonesian and French pages; a search finds Italian reviews) gives a passage
-that a reviewer of an English article cannot add as it stands: it has to be translated, and a
-translation is not the source's wording any more. Such a suggestion is held, with the language
-named, so an operator can see what was found. A source in another language may still be cited
-by a human editor; the bot just does not propose its text.
+The bot copies its sources' words. A page in another language (articles cite such pages, and a
+search finds them) gives a passage that a reviewer of an English article cannot add as it
+stands: it has to be translated, and a translation is not the source's wording any more. Such a
+suggestion is held, with the language named, so an operator can see what was found. A source in
+another language may still be cited by a human editor; the bot just does not propose its text.
 
 Which language: py3langid (the maintained fork of langid.py, the identifier trafilatura uses
 for its own language filter), a naive Bayes model over character n-grams of 140 languages, shipped
 inside the package. It reads lists of names badly: an English results table or bird checklist
 can come out as Latin or Pidgin. So a passage is only held when the model is sure (90%) *and*,
-for an English wiki, the passage has few English function words (under 15%: the dev articles'
-paragraphs of 40 words or more have a median of 40% and 95 in 100 have a quarter or more; the
-Dutch, Italian, French and German passages the back-test proposed have 0-7%).
+for an English wiki, under 15% of its words are English function words (English prose has far
+more, the other languages' passages far fewer: docs/results.md, "The language gate").
 
 A passage with any unreadable character (bytes of a file decoded as text: U+FFFD, control or
 private-use characters) is held too: the loop already skips pages that are mostly bytes, this

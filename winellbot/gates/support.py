@@ -11,9 +11,9 @@ Two checks, both lexical and cheap:
   quote, or the best window of the source) must clear ``flag_below`` (else
   ``flag``: the words are scattered, the reviewer should read the source).
 
-Calibration (dev set, 327 human-written held-out sentences against the source
-that best supports each): no sentence falls under 50% over its whole source,
-the median is 80%; in the best 80-word window the median is 57%.
+The default thresholds were set from what human-written sentences share with the
+source that best supports each (calibration: docs/results.md, "The support
+gate's calibration").
 
 The model judge (:mod:`winellbot.gates.judge`) adds a reading of meaning on top.
 """

@@ -3,10 +3,10 @@
 The local editor trained on copied answers (``answer: copied-span-1`` in the ``editor.json`` beside its adapter)
 writes nothing of its own: after the prefix "After N:", every token it may choose continues a run of
 the source's own tokens, and it may stop only at a word boundary, after a few words. A 135M model
-left free invents words (64% of the new words of the first adapter's edits were in neither the
-paragraph nor the source); held to the source it can only choose which words to take, which is the
-part it can learn from a few hundred examples. What it takes still goes through every check and
-gate after it, like any model's text.
+left free invents words (most of the first adapter's new words were in neither the paragraph nor
+the source: docs/results.md, "The shipped editor on the validation fold"); held to the source it
+can only choose which words to take, which is the part it can learn from a few hundred examples.
+What it takes still goes through every check and gate after it, like any model's text.
 
 Both parts are held on token ids: the prefix to the tokens of "After 0:" .. "After 20:", the copy to
 the source tokenized as it reads in the middle of a sentence (a leading space), which is how the

@@ -106,8 +106,9 @@ def fit(text: str, tokens: int) -> str:
     return clip(text, max(0, int(tokens * CHARS_PER_TOKEN)))
 
 
-# JSON replies of SmolLM2 measured 2.7 to 4.3 characters per token (short replies, dense in
-# punctuation, lowest); 2.5 keeps the bound above every one of them.
+# Below the fewest characters per token measured in SmolLM2's JSON replies (short replies, dense in
+# punctuation, have the fewest), so the bound holds every reply (docs/results.md, "Characters per
+# token in SmolLM2's replies").
 REPLY_CHARS_PER_TOKEN = 2.5
 
 

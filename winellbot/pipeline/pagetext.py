@@ -11,8 +11,8 @@ from collections.abc import Container
 # capital keep names such as McDonald, DeSantis and YouTube out.
 _GLUE = re.compile(r"[a-z\u00df-\u00ff]{3}[A-Z\u00c0-\u00de][a-z]")
 # A match starts where its word does anyway (or at a "÷", which the glue's range holds but \w does
-# not); anchored there, not every letter of a long page is tried as a start (a twentieth of the warm
-# back-test)
+# not); anchored there, not every letter of a long page is tried as a start, which was slow
+# (docs/results.md, "Hot spots of the warm back-test")
 _GLUED_WORD = re.compile(r"(?:\b|(?=\u00f7))\w*" + _GLUE.pattern + r"\w*")
 _GLUED_STOP = re.compile(r"([a-z\u00df-\u00ff)]{2}[.?!:]|[.?!][\"\u201d])([A-Z\u00c0-\u00de])")
 

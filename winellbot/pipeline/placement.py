@@ -1,71 +1,27 @@
 """Section placement: which section of an article a new sentence belongs in.
 
-:class:`SectionPlacer` is built once per article and answers
-:meth:`SectionPlacer.place` for any number of candidate sentences. It scores every
-non-lead section with prose by the IDF-weighted cosine between the candidate
-(plus its context in the source document) and the section's words, its heading
-words counted twice, plus a small bonus per candidate word that appears in the
-section's own (deepest) heading name.
+:class:`SectionPlacer` is built once per article; :meth:`SectionPlacer.place` gives any candidate
+the non-lead section with prose whose weighted sum of the terms (``TERMS``) is highest, or the lead
+when no section shares a word with it (closeness of meaning alone is no evidence). Per section:
 
-Measured on the 327 held-out sentences of the dev back-test (lone sentence, no
-context; ``winellbot backtest ... --oracle``): cosine alone places 50.8%; the
-heading bonus 52.9% (51.9% / 53.9% on even / odd tasks; the bonus weight was
-chosen on each half and holds on the other). Every other lexical signal tried
-(paragraph or sentence nearest match, neighbouring sentence pairs, shared proper
-nouns, years, section-size priors, whole top-level subtree match, a heading-word
-model learnt across articles) gained nothing under two-fold cross-validation:
-a sentence alone rarely shares enough words with its section to place it, so
-the remaining errors need meaning rather than word overlap.
+* ``cosine``: the IDF-weighted cosine of the candidate (with its context) and the section's words,
+  its heading words counted twice; ``heading``: the candidate's words in the section's own heading;
+* ``around``: given the source (``document_text``), the best IDF-weighted share of one of the
+  section's sentences found in the passage and the ``window`` source words either side of it
+  (a page often reports, beside a new fact, what the article already says in that fact's section);
+  a source with nothing around the passage gives none, and the passage is placed as a lone statement;
+* ``vectors``: with word vectors installed (:mod:`winellbot.pipeline.vectors`), the cosine of the
+  mean vectors; ``meaning`` and ``nearest``: with an embedder (:mod:`winellbot.meaning`), the cosine
+  with the section's centroid (the unit mean of its sentences' embeddings) and with its closest sentence.
 
-When the candidate comes from a document (``document_text``), the document's
-words around it count too: reference pages often report, next to the new fact,
-things the article already says in the fact's section. The placer finds the
-candidate in the document and adds, per section, the "around" weight times the
-best idf-weighted share of one of the section's sentences found in the
-candidate and the ``window`` words either side of it. Measured with a scratch
-harness on the dev back-test (for each held-out fact, the extractor's unit of its
-supporting document that recalls most of it, placed with the extractor's
-context; 322 facts, 97 of them recalled >= 0.6): 44.7% -> 48.4% of all, 53.6% ->
-62.9% of the recalled ones; by task halves 45.6% -> 50.0% (even) and 43.8% ->
-46.9% (odd); weight 0.4 chosen on even tasks gives 45.1% on odd, weight 0.3 (top-40
-window sentence of the section) chosen on odd gives 48.1% on even. Whole-document
-affinity (per section, how much of its sentences the whole document contains:
-mean, top two, share or count above 0.6, or votes of every document passage for
-its best-matching section) placed 24-34% alone and gained 0-1 point on top of the
-rest under the same two-fold cross-validation, so it is not used: a cited page
-usually supports several sections.
-
-A document with no words around the passage (a one-sentence source; the back-test's
-oracle documents) adds nothing: the passage's own overlap with one section sentence is
-no evidence of place (oracle back-test S_acc 54.5% -> 55.7%, C_hard 52.3% -> 53.5%).
-
-Meaning, when word vectors are installed (:mod:`winellbot.pipeline.vectors`): the
-cosine between the mean vectors of the candidate (with its context) and of the
-section, times the "vectors" weight, is added. On the lone held-out sentences it
-placed 49.5% alone; with the lexical score, weight 4 was chosen on each half of
-the tasks (57.4% on even, 51.5% on odd tasks when chosen on the other half). In the
-back-test, weight 4: S_acc 51.9% -> 59.6% (oracle 52.5% -> 54.5%); 2 and 8 did
-worse on the dev run.
-
-Meaning from sentence embeddings (all-MiniLM-L6-v2, :mod:`winellbot.meaning`), when the
-placer is given an embedder: the cosine between the candidate's vector and the section's
-centroid (the unit mean of its sentences' vectors), times the "meaning" weight. Measured on
-the 327 lone held-out sentences of the dev back-test, the centroid alone places 59.6%
-(the words-and-GloVe score: 56.6%); the nearest section sentence 48.9%, the mean of the
-three nearest 55.7%, the heading's vector 31.8%, the top-level subtree's centroid 37.9%,
-soft votes of the nearest sentences 55.4%, cross-article centroids of same-named
-headings 24.5%, hierarchical choice (top level first) 58.4%: none beat the centroid,
-alone or added to it. The weights of the terms are fitted (a softmax over the sections,
-by ``winellbot fit placement``) and kept in ``winellbot/data/placement.json`` with the name of
-the model they were fitted with: all-mpnet-base-v2 since it proved better (centroid alone 62.4%;
-with the other terms 64.5% out of fold against MiniLM's 60.2%; oracle back-test S_acc 59.7% ->
-63.0%, C_hard 55.7% -> 58.7%). With mpnet the section's nearest sentence (its best cosine, the
-"nearest" term) adds a little beside the centroid: 64.5% -> 65.4% out of fold (66.7% in sample;
-oracle S_acc 65.2%, C_hard 60.9%, out of fold 63.9% / 59.6%); with MiniLM it had added nothing.
-Centring the sentence vectors on the article's mean placed worse (54.7% alone), and so did the
-heading path's embedding and top-level subtree centroids beside the centroid (62.7%, 63.3%).
-The sentences are embedded on the first placement that weighs meaning, so a back-test whose
-passages all have words around them never loads the larger model.
+A lone statement and a passage in its source are weighed apart (``alone``, ``in_source``). Why the
+meaning terms: a lone sentence rarely shares enough words with its section to be placed by them.
+:data:`placer_for` uses ``HAND_SET``; :func:`placers` uses the weights ``winellbot fit placement``
+fitted (a softmax over the sections) and kept in ``winellbot/data/placement.json``, valid only
+with the sentence model named there. A section's sentences are embedded on the first placement
+that weighs meaning, so a run whose passages all have words around them never loads that model.
+Whole-document affinity is not a term: a cited page usually supports several sections. The terms
+tried, kept or not, and their figures: docs/results.md, "Placement and meaning".
 """
 from __future__ import annotations
 
@@ -89,7 +45,8 @@ TERMS = ("cosine", "heading", "around", "vectors", "meaning", "nearest")
 # The terms that embed the text placed (a passage in its source is placed without them).
 EMBEDDED = ("meaning", "nearest")
 LEXICAL = ("cosine", "heading", "around")
-# Chosen by hand on the dev back-test in earlier work (see above): words, heading, around, GloVe.
+# Set by hand on the dev back-test before the weights were fitted: words, heading, around, GloVe
+# (figures: docs/results.md, "Placement and meaning").
 HAND_SET = {"cosine": 1.0, "heading": 0.05, "around": 0.3, "vectors": 4.0, "meaning": 0.0, "nearest": 0.0}
 
 
@@ -344,8 +301,9 @@ def _find(doc: _DocumentWords, passage: list[str], *, whole: bool = False) -> in
     was read may match only at its opening; a page that repeats an opening, a headline over its
     story, matches whole only where the passage was read from).
 
-    A search of the joined words (an index of every three-word run, built per document, was a
-    twentieth of the warm back-test); a hit counts where it starts and ends at word boundaries."""
+    A search of the joined words (an index of every three-word run, built per document, cost too
+    much time: docs/results.md, "Hot spots of the warm back-test"); a hit counts where it starts and
+    ends at word boundaries."""
     head = " ".join(passage[:8])
     joined = doc.joined
     first = -1

@@ -7,11 +7,10 @@ possessive (``ethiopias`` -> ``Ethiopia's``, but not ``news``) and common contra
 (``doesnt`` -> ``doesn't``) repaired, months, days and "I" capitalised, a capital
 first and a full stop last, and tells the reviewer the capitals are the bot's.
 
-Sentence boundaries inside such a passage are not restored. Measured on the cased
-pages of the dev back-test (punctuation and case stripped, then restored): a
-boundary model of how often each word begins or ends the article's sentences (and
-those of the other cased pages) found 24-28% of the boundaries at 16-22% precision,
-so most of the full stops it would add would be wrong.
+Sentence boundaries inside such a passage are not restored here: a word-frequency
+boundary model found few of them and was wrong more often than right (figures:
+docs/results.md, "The punctuation restorer"). The punctuation restorer
+(:mod:`winellbot.pipeline.offline.punctuate`) does that instead.
 """
 from __future__ import annotations
 
@@ -75,10 +74,9 @@ def english_words() -> frozenset[str]:
     """Whole words of the bundled MiniLM's (uncased English) vocabulary: a lost possessive is read
     only where the word is not one of them ("news" stays "news" when the article names "New York").
 
-    Measured on the dev back-test's cased pages, on the words ending in "s" whose stem the article
-    capitalises: the rule without this check wrote 412 true possessives and 466 false ones ("news",
-    "teams", "kings"); with it 345 and 34 (67 true possessives, like "johns", stay as read).
-    Without the model package the check is skipped, as before it existed."""
+    The check stops most false possessives ("news", "teams", "kings"), at the cost of some true ones
+    ("johns") left as read (figures: docs/results.md, "Readable suggestions on the dev back-test").
+    Empty without the model package: then every possessive is read, as before the check existed."""
     from winellbot.bundled import ModelMissing, minilm_dir
 
     try:

@@ -44,23 +44,22 @@ class OfflineExtractor(Extractor):
     """Passages about the subject with content the article lacks, each mapped to a section.
 
     A passage is a run of sentences (cased pages) or a word window (texts that lost
-    their case and punctuation) of at most ``window`` words (a suggestion may hold 100;
-    on the dev backtest 80 placed best: S_acc 54% against 46% at 100, C_soft 13.1% against
-    13.8%). Measured on the dev backtest, the passages that bring back removed
-    facts are the ones that share most vocabulary with the article and contain much
-    of one of its sentences: the article was written from them, and the missing
-    sentence sat next to the ones that remain. So the score rewards known words and,
-    most, the best share of one article sentence; a passage must still bring
-    ``min_new`` words the article lacks. Weights chosen on a scratch simulation of the
-    selection (2-fold by task): stated 1.0 -> 1.5, the best overlap with one section
-    (weight 1/30) dropped, and the stop-word share capped at 0.25 instead of 0.35
-    (dev C_soft 13.5% -> 15.9%, both halves 16%); page furniture with many stop
-    words had outranked the reporting.
+    their case and punctuation) of at most ``window`` words; a suggestion may hold 100,
+    but passages of 80 are placed better (the widener can fill them out later). The
+    score rewards the article's known words and, most, the best share of one article
+    sentence the passage contains: the article was written from such pages, and a
+    missing sentence sat next to the ones that remain. A passage must still bring
+    ``min_new`` words the article lacks. The stop-word share counts only up to
+    ``prose_cap``: above it, page furniture full of stop words outranked the reporting.
+    At most ``per_document`` passages are kept per document, none overlapping another and,
+    in a page of more than three, none in the first or second person; each is placed in a
+    section of the article.
 
     Scraped pages often lose the space between a link or headline and the next text
     ("choice?Norwich City", "PalaceCrystal Palace"); :func:`unglue` puts it back before
-    the page is cut into passages. On the dev backtest suggestions with two or more such
-    joins went from 45 of 500 to 6 (C_soft 14.7% -> 15.0%, C_hard 8.6% -> 8.9%).
+    the page is cut into passages.
+
+    Figures (the passage size, the weights, unglue): docs/results.md, "The extractor".
     """
 
     def __init__(self, *, window: int = 80, step: int = 10, per_document: int = 5, context: int = 120,
@@ -94,7 +93,7 @@ class OfflineExtractor(Extractor):
                 continue
             # A passage in the first or second person is never chosen, so it is looked for only
             # here, in the order of choice: a lost-case window's text is restored to read it,
-            # which for every window of every page was a tenth of the warm back-test.
+            # too slow for every window of every page (docs/results.md, "Hot spots of the warm back-test").
             if not short and speaks(unit.text):
                 continue
             chosen.append(item)

@@ -76,22 +76,16 @@ class Restatements:
     embedding's cosine with an article sentence reaches ``threshold`` and every name, date
     and number spaCy finds in it is also in that sentence. The second condition matters:
     sentence embeddings hardly tell "placed in Group 1 with Everton" from "in Group 1 with
-    Birmingham City" (cosine 0.90 on the dev back-test). On the 327 held-out sentences of the
-    dev back-test (new facts, by construction) 0.85 and 0.8 remove none, 0.75 three. 0.85,
-    not 0.8: "the bridge was closed" and "the mayor opened the bridge" are 0.82 apart, while
-    the paraphrases of the tests are above 0.9. A statement with two or more names, dates or
+    Birmingham City". ``threshold`` is 0.85, not lower: "the bridge was closed" and "the mayor
+    opened the bridge" are closer than 0.8. A statement with two or more names, dates or
     numbers, all in the sentence, is restated from ``named_threshold`` (0.8): what it shares is
-    specific ("The 2020 census counted 18,400 residents" is 0.84 from "It had a population of
-    18,400 at the 2020 census"); on the held-out sentences 0.8 removes none, 0.75 two.
-    At ``threshold``, the names may also sit anywhere in that sentence's section, a plural number
-    word read as its singular ("hundreds" against "several hundred"): a retelling often joins two
-    sentences ("began in 1987", where the lead gives the year in its next sentence). On the
-    held-out sentences this removes none at 0.85 (at 0.8, one with the paragraph, two with the
-    section); the whole article instead of the section would remove two at 0.85.
+    specific. At ``threshold``, the names may also sit anywhere in that sentence's section, a
+    plural number word read as its singular ("hundreds" against "several hundred"): a retelling
+    often joins two sentences ("began in 1987", where the lead gives the year in its next sentence).
     A longer passage is compared sentence by sentence, not as a whole (against one sentence the
-    cosine of a passage of 80 words says little: on the dev back-test, removing passages at
-    0.7-0.8 lost 3-6 covered facts): it is not new when every one of its sentences is restated
-    (a town's "at a glance" piece that retells the article's history in other words).
+    cosine of a whole passage says little): it is not new when every one of its sentences is
+    restated (a town's "at a glance" piece that retells the article's history in other words).
+    Thresholds and cosines measured: docs/results.md, "Novelty: the restatement thresholds".
     """
 
     def __init__(self, embedder, *, threshold: float = 0.85, named_threshold: float = 0.8,
@@ -156,13 +150,12 @@ class SentenceCutter:
     """Ends a passage that had to be cut short at a sentence's or clause's end.
 
     The extractor fits a cased page's run of sentences into a suggestion's word budget and
-    cuts the last sentence where the budget ends, which can be mid-clause (8 of 499 dev
-    suggestions), and a scraped page may hide a sentence end from the rule-based splitter
-    ("1949.Minton's"). spaCy reads the passage, only for the few updates the pipeline keeps:
-    whole sentences are kept while they fit; a first sentence longer than the budget ends at
-    its last comma, semicolon, colon or dash within it, with an ellipsis. Texts that lost their
-    punctuation are left alone: spaCy finds 2% of their sentence ends (measured on the dev
-    back-test's cased pages with case and punctuation stripped).
+    cuts the last sentence where the budget ends, which can be mid-clause, and a scraped page
+    may hide a sentence end from the rule-based splitter ("1949.Minton's"). spaCy reads the
+    passage, only for the few updates the pipeline keeps: whole sentences are kept while they
+    fit; a first sentence longer than the budget ends at its last comma, semicolon, colon or
+    dash within it, with an ellipsis. Texts that lost their punctuation are left alone: spaCy
+    finds almost none of their sentence ends (figures: docs/results.md, "Passages cut mid-clause").
     """
 
     def refine(self, article: Article, updates: list[Update]) -> list[Update]:

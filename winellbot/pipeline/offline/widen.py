@@ -8,17 +8,10 @@ the source. :class:`Widener` gives the few passages the pipeline keeps the sourc
 on both sides (running prose: whole sentences, the next one first) or its words (a text that
 lost its punctuation) up to the budget, after they are placed and before they are edited: what
 is scored, kept and placed does not change, only how much of the source the reviewer is shown.
+(Placing the widened text instead placed worse.) A widening never takes words of another kept
+passage of the same page, which would show the same text twice.
 
-Measured on the dev back-test (100 tasks, gates on): C_soft 15.3% -> 16.5%, C_hard 9.5% -> 10.4%,
-S_acc 61.1% -> 59.3% (the facts it adds are placed where the passage was), words per suggestion
-75 -> 92. Widening also into words the style gate only flags ("today", "the coming year") covered
-one fact more (16.8%) and put flags on suggestions about words that are not the fact's. With that
-variant: letting two passages of one page widen into each other covered one fact more (17.1%) and
-showed the same text twice in 58 pairs of suggestions instead of 32; joining two passages of one
-page that fit in one suggestion, to free a place for the next, covered none more; an extractor
-reading 60- or 70-word passages did no better (15.0% / 9.5%, 17.4% / 10.1%); placing the widened
-passage instead of the one that was read placed worse (C_hard 10.1%, S_acc 56.7%); filling the
-words after a passage first, or those before it first, covered the same facts (16.8%).
+Figures, and the variants tried and not kept: docs/results.md, "The widener".
 """
 from __future__ import annotations
 
