@@ -244,3 +244,13 @@ def test_the_benchmark_classifies_every_scripted_case_at_a_small_size(own_wiki, 
     assert r["correct"] == r["cases"], r.get("wrong")
     assert met(r), r
     assert [c["requests"] for c in r["requests_per_cycle"]][0] == 0
+
+
+def test_the_demo_prints_the_outcome_table_of_its_state(posted, capsys):
+    from winellbot.demo import _print_outcomes
+
+    _print_outcomes(posted["settings"])
+    out = capsys.readouterr().out
+    assert "| suggestions | posted | adopted |" in out
+    total = next(line for line in out.splitlines() if line.startswith("| all"))
+    assert total.split("|")[2].strip() == "5"
