@@ -13,11 +13,28 @@ from pathlib import Path
 
 from winellbot.bundled import sample_dir
 from winellbot.config import Settings
+from winellbot.editor.predict import editor_model, local_client
 from winellbot.editor.spans import copy_decoding
 from winellbot.errors import ConfigError
-from winellbot.llm.local_server import local_backend
+from winellbot.gates.registry import default_gates
 from winellbot.interface import Fetcher, SearchBackend
+from winellbot.llm.client import ModelClient
+from winellbot.llm.local_server import local_backend
+from winellbot.llm.offline import get_backend
+from winellbot.meaning import MINILM, Embedder, EmbeddingCache
+from winellbot.pipeline.agent import build_agent_pipeline
+from winellbot.pipeline.agent_hybrid import build_hybrid_pipeline
+from winellbot.pipeline.local_edit import LocalEditor
+from winellbot.pipeline.offline import OfflineEditor, build_offline_pipeline
+from winellbot.pipeline.placement import fitted_model
+from winellbot.search import get_search_backend
+from winellbot.search._web import user_agent
+from winellbot.search.corpus import LocalCorpus
+from winellbot.search.fetch import WebFetcher
 from winellbot.state.db import State
+from winellbot.wiki import site as wiki_site
+from winellbot.wiki.reader import WikiReader
+from winellbot.wiki.site import user_page_url
 
 # The pipeline proposes this many times the suggestions wanted, so that the ones a gate
 # stops leave room for the next best (see pipeline.propose_checked).
@@ -27,11 +44,8 @@ CANDIDATES = 2
 def web_user_agent(site=None, username: str | None = None) -> str:
     """The User-Agent of the bot's news searches and fetches: it names the bot's user page, as the
     wiki's own requests do, so a publisher who sees the bot in its logs can reach the operator."""
-    from winellbot.search._web import user_agent
-
     if site is None:
         return user_agent()
-    from winellbot.wiki.site import user_page_url
 
     return user_agent(user_page_url(site, site.username() or username))
 
@@ -39,8 +53,6 @@ def web_user_agent(site=None, username: str | None = None) -> str:
 def build_search(settings: Settings, user_agent: str | None = None) -> SearchBackend:
     s = settings.search
     if s.backend == "corpus":
-        from winellbot.search.corpus import LocalCorpus
-
         corpus = LocalCorpus()
         if s.corpus_dir:
             corpus.load_dir(s.corpus_dir)
@@ -48,7 +60,6 @@ def build_search(settings: Settings, user_agent: str | None = None) -> SearchBac
             lines = (sample_dir() / "news.jsonl").read_text(encoding="utf-8").splitlines()
             corpus.add(json.loads(line) for line in lines if line.strip())
         return corpus
-    from winellbot.search import get_search_backend
 
     kwargs = {}
     if s.base_url:
@@ -64,15 +75,12 @@ def build_search(settings: Settings, user_agent: str | None = None) -> SearchBac
 def build_fetcher(settings: Settings, state: State | None, user_agent: str | None = None) -> Fetcher | None:
     if settings.search.backend == "corpus":
         return None  # corpus results carry their documents
-    from winellbot.search.fetch import WebFetcher
 
     return WebFetcher(state=state, allow_private=settings.search.allow_private_urls,
                       user_agent=user_agent or web_user_agent())
 
 
 def build_client(settings: Settings, state: State | None, run_id: int | None):
-    from winellbot.llm.client import ModelClient
-    from winellbot.llm.offline import get_backend
 
     s = settings.llm
     if s.backend == "local":
@@ -96,8 +104,6 @@ def build_pipeline(settings: Settings, *, state: State | None = None, run_id: in
     """
     p = settings.pipeline
     if p.backend == "offline":
-        from winellbot.pipeline.offline import build_offline_pipeline
-
         pipeline = build_offline_pipeline(max_suggestions=CANDIDATES * p.max_suggestions,
                                           max_iterations=p.offline_max_iterations, max_empty=p.offline_max_empty,
                                           embedder=build_embedder(settings),
@@ -106,8 +112,6 @@ def build_pipeline(settings: Settings, *, state: State | None = None, run_id: in
             pipeline.editor = build_local_editor(settings, state, run_id)
         return pipeline
     if p.backend in ("openai", "hybrid"):
-        from winellbot.pipeline.agent import build_agent_pipeline
-        from winellbot.pipeline.agent_hybrid import build_hybrid_pipeline
 
         client = client or build_client(settings, state, run_id)
         editor_client = editor_client or build_editor_client(settings, state, run_id)
@@ -120,7 +124,6 @@ def build_pipeline(settings: Settings, *, state: State | None = None, run_id: in
                          editor_client=editor_client, **extra)
         editor = settings.llm.editor_backend
         if editor == "offline":  # the agent finds and places updates; code appends them
-            from winellbot.pipeline.offline import OfflineEditor
 
             pipeline.editor = OfflineEditor()
         elif editor == "local":
@@ -134,8 +137,6 @@ def build_pipeline(settings: Settings, *, state: State | None = None, run_id: in
 def build_embedder(settings: Settings, *, placement: bool = False):
     """A sentence embedder of the offline pipeline, with its cache file (the model loads on first use):
     all-MiniLM-L6-v2, or with ``placement`` the model the placement weights were fitted with."""
-    from winellbot.meaning import MINILM, Embedder, EmbeddingCache
-    from winellbot.pipeline.placement import fitted_model
 
     p = settings.pipeline
     return Embedder(EmbeddingCache(p.embedding_cache_path(settings.state.path)),
@@ -156,8 +157,6 @@ def build_editor_client(settings: Settings, state: State | None, run_id: int | N
     """The editor's own client (a local transformers model), or None to use the main client."""
     if settings.llm.editor_backend != "transformers":
         return None
-    from winellbot.llm.client import ModelClient
-    from winellbot.llm.offline import get_backend
 
     if not settings.llm.editor_model_dir:
         raise ConfigError("llm.editor_backend = 'transformers' needs llm.editor_model_dir")
@@ -167,8 +166,6 @@ def build_editor_client(settings: Settings, state: State | None, run_id: int | N
 
 def build_local_editor(settings: Settings, state: State | None, run_id: int | None = None):
     """The fine-tuned local editor: ``editor_model_dir``, else the adapter shipped with winellbot."""
-    from winellbot.editor.predict import editor_model, local_client
-    from winellbot.pipeline.local_edit import LocalEditor
 
 
     chosen = editor_model(settings.llm.editor_model_dir or None)
@@ -177,8 +174,6 @@ def build_local_editor(settings: Settings, state: State | None, run_id: int | No
 
 def build_gates(settings: Settings, state: State | None, client=None):
     """The gate chain; with a model ``client`` it includes the model's support judge."""
-    from winellbot.gates.registry import default_gates
-
     judge_model = settings.llm.stage_models.get("judge", "") if client is not None else ""
     p = settings.pipeline
     return default_gates(state=state, client=client, judge_model=judge_model, language=settings.wiki.language,
@@ -196,8 +191,6 @@ class Wiki:
 
 def build_wiki(settings: Settings, state_dir: Path) -> Wiki:
     """Connect to the configured wiki (a registered API URL, or the operator's Pywikibot config)."""
-    from winellbot.wiki import site as wiki_site
-
     w = settings.wiki
     if w.api_url:
         import sys
@@ -212,7 +205,6 @@ def build_wiki(settings: Settings, state_dir: Path) -> Wiki:
                                  simulate=w.simulate, max_wait=w.max_wait)
     else:
         site = wiki_site.operator_site(max_wait=w.max_wait)
-    from winellbot.wiki.reader import WikiReader
     from winellbot.wiki.writer import WikiWriter
 
     writer = WikiWriter(site, bot_user=w.username, shutoff_page=w.shutoff,

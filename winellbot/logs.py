@@ -10,6 +10,8 @@ import logging
 import logging.handlers
 from pathlib import Path
 
+from winellbot.errors import ConfigError
+
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 _FILE_HANDLER_NAME = "winellbot-file"
 
@@ -49,7 +51,5 @@ def add_file(path: str | Path, *, level: str = "info", max_bytes: int = 5_000_00
 def _level(name: str) -> int:
     level = logging.getLevelName(name.upper())
     if not isinstance(level, int):
-        from winellbot.errors import ConfigError
-
         raise ConfigError(f"unknown log level {name!r} (debug, info, warning, error)")
     return level

@@ -25,14 +25,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from winellbot import bundled
+from winellbot.gates.textnorm import MONTHS, WEEKDAYS
+from winellbot.text import content_tokens
 
 MINILM = "all-MiniLM-L6-v2"
 MPNET = "all-mpnet-base-v2"
 # Each model's folder (found in its bundled packages) and vector size. MiniLM (6 layers) serves
-# the cheap questions (novelty, the selection's similarities); mpnet (12 layers, some 20
-# sentences a second here against 170) places a statement alone: on the 327 held-out sentences
-# of the dev backtest its section centroids place 62.4% against MiniLM's 59.6%, and with the
-# word terms 64.5% against 60.2% out of fold (winellbot/pipeline/placement.py).
+# the cheap questions (novelty, the selection's similarities); mpnet (12 layers, several times
+# slower) places a statement alone, which it does better (docs/results.md, "Placement of a
+# statement alone" and "Embeddings per task and embedding speed").
 MODELS = {MINILM: (bundled.minilm_dir, 384), MPNET: (bundled.mpnet_dir, 768)}
 
 
@@ -221,8 +222,6 @@ def named_facts(text: str) -> frozenset[str]:
     """The content tokens (:func:`winellbot.text.content_tokens`) of the names, dates and numbers
     spaCy finds in ``text`` (of a date or time, its figures and month and day names), and of every
     token that reads as a number."""
-    from winellbot.gates.textnorm import MONTHS, WEEKDAYS
-    from winellbot.text import content_tokens
 
     calendar = WEEKDAYS.union(MONTHS)
     doc = english()(text)

@@ -21,6 +21,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 
 from winellbot.article import named_ref_definitions
+from winellbot.errors import ConfigError
 from winellbot.facts import key_sentence, same_fact, stale_sentence
 from winellbot.models import Article, Suggestion
 from winellbot.wiki.render import Notes
@@ -37,7 +38,6 @@ def resolve_style(style: str, hostname: str) -> str:
         return style
     if style == "auto":
         return "fact" if hostname.lower() in FACT_WIKIS else "edit"
-    from winellbot.errors import ConfigError
 
     raise ConfigError(f"unknown posting.style {style!r} (fact | edit | auto)")
 

@@ -20,7 +20,9 @@ import re
 from dataclasses import dataclass, field
 
 from winellbot.gates.textnorm import MONTHS, WEEKDAYS, claim_words, content_tokens, quoted_spans
+from winellbot.meaning import english
 from winellbot.models import Article
+from winellbot.pipeline.restore import english_words
 from winellbot.text import split_sentences, words
 
 MIN_WORDS = 6
@@ -236,8 +238,6 @@ def _glued(ws: list[str], vocabulary: frozenset[str]) -> str | None:
     lost the space between them. Only what such a join leaves is looked for: letters and figures
     mixed, or a known word with a short function word ("the", "said") stuck to it; compound names
     ("Lowbridge") and long English words ("breathtaking") are words."""
-    from winellbot.pipeline.restore import english_words
-
     english = english_words()
     for w in ws:
         token = w.strip(".,;:!?\"'()\u201c\u201d\u2018\u2019").lower()
@@ -289,8 +289,6 @@ def _clause_problem(text: str, title: str = "") -> str | None:
     subject of its own that heads the sentence, not a clause that hangs from one not shown ("After
     a clash eliminated the early leaders."). The article's title is read as a plain name: the small
     parser stumbles on codes and figures in one ("Listedtown aafe34 2 elected ...")."""
-    from winellbot.meaning import english
-
     if title:
         text = re.sub(re.escape(title), "Smith", text, flags=re.IGNORECASE)
     doc = english()(text, disable=["ner"])

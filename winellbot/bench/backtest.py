@@ -15,9 +15,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+from winellbot import meaning
 from winellbot.bench.tasks import BotTask, Task, article_from_task, load_tasks
 from winellbot.config import PipelineSettings
 from winellbot.errors import BudgetExceeded, WinellbotError
+from winellbot.gates.acceptability import features
+from winellbot.gates.registry import default_gates
 from winellbot.models import Document, Suggestion
 from winellbot.pipeline.pipeline import Pipeline, propose_checked
 from winellbot.search.corpus import LocalCorpus
@@ -75,8 +78,6 @@ def suggestion_line(task_id: str, s: Suggestion, article=None) -> dict:
     """One line of the bench README's suggestions format, plus what a reviewer would be shown (the
     fact, its source and quote), the paragraphs for token change, the acceptability estimate and,
     with ``article``, the measurements it rests on (what ``winellbot fit acceptability`` reads)."""
-    from winellbot.gates.acceptability import features
-
     return {
         "task": task_id,
         "section_path": list(s.section_path),
@@ -169,8 +170,6 @@ def _build(pipeline_factory: Callable[[], Pipeline], gates, limit: int | None = 
     _WORKER["pipeline"] = pipeline_factory()
     _WORKER["limit"] = limit
     if gates == "default":
-        from winellbot.gates.registry import default_gates
-
         gates = default_gates()
     _WORKER["gates"] = gates
 
@@ -231,8 +230,6 @@ def _parallel(tasks, pipeline_factory, gates, oracle, jobs, embeddings: Counter,
 
 
 def _start_worker(pipeline_factory, gates, threads: int, limit) -> None:
-    from winellbot import meaning
-
     meaning.share_threads(threads)
     _build(pipeline_factory, gates, limit)
 

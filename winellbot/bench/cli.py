@@ -189,7 +189,7 @@ def run(args: argparse.Namespace) -> int:
         lines = run_tasks(tasks, args.output, pipeline_factory=pipeline_factory(settings, client=client),
                           oracle=args.oracle, progress=not args.no_progress and sys.stderr.isatty(),
                           gates=factory.build_gates(settings, None), gate_stats=gate_stats, skips=skips,
-                          jobs=args.jobs, embeddings=embedded, held=held)
+                          jobs=args.jobs, embeddings=embedded, held=held, limit=settings.pipeline.max_suggestions)
         if args.held:
             write_lines(args.held, held)
         figures = score(tasks, lines, judge=judge)

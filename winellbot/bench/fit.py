@@ -22,16 +22,23 @@ import argparse
 import json
 from pathlib import Path
 
-from winellbot.pipeline.placement import EMBEDDED, FITTED, HAND_SET, TERMS
+from winellbot.bench.accept_fit import run as fit_acceptability
+from winellbot.bench.punct_fit import register as register_punctuation
+from winellbot.bench.punct_fit import run as fit_punctuation
+from winellbot.bench.score import THRESHOLD, LexicalJudge, placed_in
+from winellbot.bench.tasks import article_from_task, load_tasks
+from winellbot.meaning import Embedder, EmbeddingCache
+from winellbot.pipeline.offline import OfflineCriteria, OfflineExtractor, profile
+from winellbot.pipeline.pagetext import unglue
+from winellbot.pipeline.placement import EMBEDDED, FITTED, HAND_SET, TERMS, SectionPlacer, context_of
 
 FOLDS = 5
 L2 = 0.01
 # Which weights each kind of placement fits: a statement on its own, or a passage in its source.
 KINDS = {"sentence": "alone", "passage": "in_source"}
 # The terms each weight set may use. A passage in its source is placed without its embedding
-# (pipeline.offline.meaning.MeaningPlacer embeds statements alone only): fitted with the
-# meaning term too (MiniLM), the passages' weights placed 49.6% out of fold (141 passages of the dev
-# back-test), below the hand-set 50.4%; without it 58.2%.
+# (pipeline.offline.meaning.MeaningPlacer embeds statements alone only); fitted with the meaning
+# term too, they placed worse than without it (docs/results.md, "Placement of a passage in its source").
 FITTED_TERMS = {"alone": TERMS, "in_source": tuple(t for t in TERMS if t not in EMBEDDED)}
 
 
@@ -56,7 +63,6 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, metavar="N")
     p.add_argument("--model", default="all-mpnet-base-v2", choices=["all-mpnet-base-v2", "all-MiniLM-L6-v2"],
                    help="the sentence model of the meaning term (default: %(default)s)")
-    from winellbot.bench.punct_fit import register as register_punctuation
 
     register_punctuation(p)
     return p
@@ -71,11 +77,6 @@ def placement_rows(tasks, embedder) -> list[tuple[str, str, object, object]]:
     """
     import numpy as np
 
-    from winellbot.bench.score import THRESHOLD, LexicalJudge, placed_in
-    from winellbot.bench.tasks import article_from_task
-    from winellbot.pipeline.offline import OfflineCriteria, OfflineExtractor, profile
-    from winellbot.pipeline.pagetext import unglue
-    from winellbot.pipeline.placement import SectionPlacer, context_of
 
     every = {t: 1.0 for t in TERMS}  # every term computed
     judge, extractor = LexicalJudge(), OfflineExtractor()
@@ -157,17 +158,11 @@ def out_of_fold(rows) -> list[bool]:
 
 def run(args: argparse.Namespace) -> int:
     if args.what == "punctuation":
-        from winellbot.bench.punct_fit import run as fit_punctuation
-
         return fit_punctuation(args)
     if args.what == "acceptability":
-        from winellbot.bench.accept_fit import run as fit_acceptability
-
         return fit_acceptability(args)
     import numpy as np
 
-    from winellbot.bench.tasks import load_tasks
-    from winellbot.meaning import Embedder, EmbeddingCache
 
     tasks = load_tasks(args.tasks_dir, limit=args.limit)
     embedder = Embedder(EmbeddingCache(args.embedding_cache) if args.embedding_cache else None, model=args.model)

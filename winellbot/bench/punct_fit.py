@@ -16,13 +16,28 @@ import argparse
 import random
 from pathlib import Path
 
-from winellbot.pipeline.offline.punctuate import CASES, LORA, MARKS, MAX_TOKENS, WEIGHTS, adapted_encoder, build_heads, \
-    first_pieces, lost_form, read, word_labels
+from winellbot.bench.tasks import load_tasks
+from winellbot.bundled import minilm_dir
+from winellbot.llm.local_model import fast_device
+from winellbot.pipeline.offline.punctuate import (
+    CASES,
+    LORA,
+    MARKS,
+    MAX_TOKENS,
+    WEIGHTS,
+    adapted_encoder,
+    build_heads,
+    first_pieces,
+    lost_form,
+    read,
+    word_labels,
+)
+from winellbot.pipeline.pagetext import is_cased, unglue
 
 FOLDS = 5
 WINDOW = 100
-# The shipped recipe: chosen out of fold on the dev tasks (sentence ends' F1 0.52 -> 0.59 -> 0.62 -> 0.63
-# at 8 epochs and a rate of 1e-3, 8 and 3e-3, 12 and 3e-3, 18 and 3e-3; 6e-3 no better than 3e-3).
+# The shipped recipe: chosen on the dev tasks by the out-of-fold F1 of sentence ends (the recipes
+# tried: docs/results.md, "The punctuation restorer").
 EPOCHS = 18.0
 RATE = 3e-3
 BATCH = 32
@@ -40,8 +55,6 @@ def register(parser) -> None:
 
 def task_texts(task) -> list[str]:
     """The cased running text of a task: its article's paragraphs and its cased documents."""
-    from winellbot.pipeline.pagetext import is_cased, unglue
-
     prose = [p for p in task.wikitext.split("\n\n") if p.strip() and not p.lstrip().startswith("=")]
     return ["\n".join(prose)] + [unglue(d.text) for d in task.documents if is_cased(d.text)]
 
@@ -59,8 +72,6 @@ def train(examples, *, epochs: float = EPOCHS, seed: int = 0, batch: int = BATCH
     import torch
     from transformers import AutoTokenizer
 
-    from winellbot.bundled import minilm_dir
-    from winellbot.llm.local_model import fast_device
 
     torch.manual_seed(seed)
     device = fast_device()
@@ -149,8 +160,6 @@ def save(parts, path: Path = WEIGHTS) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    from winellbot.bench.tasks import load_tasks
-
     tasks = load_tasks(args.tasks_dir, limit=args.limit)
     by_fold = [[] for _ in range(FOLDS)]
     for i, task in enumerate(sorted(tasks, key=lambda t: t.id)):

@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from winellbot.llm.usage import table as llm_table
+
 HEADLINE = ("c_soft", "c_hard", "c_hard_top", "s_acc", "cover_precision", "mean_best_recall", "readable")
 
 
@@ -72,8 +74,6 @@ def write_report(runs: dict[str, dict], directory: str | Path, *, notes: list[st
     text = "# Backtest\n\n" + head + table(runs) + "\n![figures](figures.png)\n"
     for name, figures in runs.items():
         if figures.get("llm"):
-            from winellbot.llm.usage import table as llm_table
-
             text += (f"\n## Model calls: {name}\n\n{llm_table(figures['llm'])}\n"
                      f"Model tokens per task: {figures['llm'].get('tokens_per_task')}\n")
     md.write_text(text, encoding="utf-8")

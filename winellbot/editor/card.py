@@ -7,6 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 from winellbot.editor.evaluate import figures, table
+from winellbot.editor.predict import NoChange, build_predictor
 
 CARD = "README.md"
 FIGURES_FILE = "figures.json"
@@ -14,8 +15,6 @@ FIGURES_FILE = "figures.json"
 
 def validation_figures(adapter: Path, examples: list) -> dict[str, dict]:
     """The trained editor's figures on ``examples``, beside no change (the floor)."""
-    from winellbot.editor.predict import NoChange, build_predictor
-
     editor = build_predictor("model", str(adapter))  # as `editor apply --model` runs it (copying or not)
     predicted = {e.id: editor.predict(e.task()) for e in examples}
     return {"no change": figures(examples, {e.id: NoChange().predict(e.task()) for e in examples}),

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from winellbot.article import named_ref_urls, parse_article, plain_text, ref_urls
+from winellbot.bench.tasks import article_from_task
 from winellbot.editor.examples import EditorExample, Source
 from winellbot.editor.shortedit import sentence_ends
 from winellbot.editor.windows import passage, support, support_problem
@@ -155,8 +156,6 @@ def examples_from_task(task, *, seed: int = 0, per_article: int = 40,
 
 def _task_sentences(task) -> Iterable[CitedSentence]:
     """Every candidate sentence of a task's article (they carry no references: any may be cited)."""
-    from winellbot.bench.tasks import article_from_task
-
     article = article_from_task(task.bot_view())
     for section in article.sections:
         if not section.path:

@@ -23,10 +23,11 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from winellbot.article import named_ref_urls, parse_article
-from winellbot.editor.cited import CitedSentence, make_example, paragraph_sentences
+from winellbot.editor.cited import CitedSentence, examples_from_article, make_example, paragraph_sentences
 from winellbot.editor.examples import EditorExample
 from winellbot.errors import ArticleParseError, FetchError
 from winellbot.models import Document
+from winellbot.wiki.site import connect
 
 MIN_INSERTED_WORDS, MAX_INSERTED_WORDS = 8, 80
 MAX_INSERTED_SENTENCES = 2
@@ -228,8 +229,6 @@ def examples_from_dump(path: str, fetch, *, skipped: Counter | None = None) -> l
 def examples_from_wiki(api_url: str, titles: list[str], fetch, *, cited: bool = False,
                        skipped: Counter | None = None) -> list[EditorExample]:
     """Examples from pages read through the API: their history, or (``cited``) their cited sentences."""
-    from winellbot.editor.cited import examples_from_article
-    from winellbot.wiki.site import connect
 
     site = connect(api_url)
     miner = HistoryMiner(fetch)

@@ -17,11 +17,20 @@ from abc import ABC, abstractmethod
 from collections import Counter
 from pathlib import Path
 
+from winellbot.config import Settings
 from winellbot.editor.examples import EditTask
 from winellbot.editor.shortedit import apply_edit, ask_short_edit, parse_answer
-from winellbot.errors import ModelError
+from winellbot.editor.spans import copy_decoding
+from winellbot.errors import ConfigError, ModelError
+from winellbot.llm.client import ModelClient
+from winellbot.llm.local_model import fast_device, fast_dtype
+from winellbot.llm.local_server import local_backend
 from winellbot.llm.prompts import load_prompt
-from winellbot.text import content_tokens, split_sentences
+from winellbot.llm.transformers_backend import TransformersBackend
+from winellbot.models import Citation, Document, Paragraph, Update
+from winellbot.pipeline.agent_edit import clean_reply
+from winellbot.pipeline.offline import OfflineEditor
+from winellbot.text import clean_suggestion_text, content_tokens, split_sentences
 
 SHORT_EDIT_TOKENS = 96  # one sentence; a reply cut here is still parsed
 PARAGRAPH_TOKENS = 256
@@ -64,16 +73,12 @@ class AppendPassage(Predictor):
     name = "offline (append a passage)"
 
     def predict(self, task: EditTask) -> str:
-        from winellbot.models import Citation, Paragraph, Update
-        from winellbot.pipeline.offline import OfflineEditor
-        from winellbot.text import clean_suggestion_text
 
         known = set(content_tokens(task.original))
         pieces = source_sentences(task.source.text)
         if not pieces:
             return task.original
         best = max(pieces, key=lambda s: len(set(content_tokens(s)) - known))
-        from winellbot.models import Document
 
         doc = Document(id="source", url=task.source.url, title=task.source.title, text=task.source.text)
         edit = OfflineEditor().edit(Paragraph(task.original, task.original, 0, len(task.original)),
@@ -120,8 +125,6 @@ class ParagraphPredictor(Predictor):
         self.max_tokens = max_tokens
 
     def predict(self, task: EditTask) -> str:
-        from winellbot.pipeline.agent_edit import clean_reply
-
         news = " ".join(task.source.text.split()[:220])
         prompt = load_prompt("editor")
         messages = prompt.render(paragraph=task.original, news=news)
@@ -142,8 +145,6 @@ def shipped_editor() -> Path:
 
 def editor_model(model: str | Path | None) -> str | Path:
     """``model``, or the shipped adapter; a clear error when neither is there (never a silent no-op)."""
-    from winellbot.errors import ConfigError
-
     chosen = model or shipped_editor()
     path = Path(chosen)
     if str(chosen) != "smollm2" and path.suffix != ".gguf" and not (
@@ -163,9 +164,6 @@ def local_client(model: str | Path, *, state=None, run_id=None):
     One backend per model for the process: the backtest builds a pipeline per task, and each would
     otherwise load (and merge) the model again.
     """
-    from winellbot.llm.client import ModelClient
-    from winellbot.llm.local_model import fast_device, fast_dtype
-    from winellbot.llm.transformers_backend import TransformersBackend
 
     key = str(model)
     if key not in _BACKENDS:
@@ -185,9 +183,6 @@ def build_predictor(kind: str, model: str | None = None) -> Predictor:
     if kind == "none":
         return NoChange()
     if kind == "zero-shot-server":
-        from winellbot.config import Settings
-        from winellbot.llm.local_server import local_backend
-        from winellbot.llm.client import ModelClient
 
         settings = Settings()
         # the bot's own local backend (its timeout, retries and cache identity), on a small context:
@@ -198,7 +193,6 @@ def build_predictor(kind: str, model: str | None = None) -> Predictor:
         return AppendPassage()
     if kind == "zero-shot":
         return ParagraphPredictor(local_client(model or "smollm2"))
-    from winellbot.editor.spans import copy_decoding
 
     chosen = editor_model(model)
     return ShortEditPredictor(local_client(chosen), **copy_decoding(chosen))

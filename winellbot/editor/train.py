@@ -21,6 +21,7 @@ from winellbot.editor.examples import EditorExample
 from winellbot.editor.shortedit import PROMPT, training_pair
 from winellbot.llm.local_model import COPIED, EDITOR_FILE, ThreadChooser, fast_dtype, load_model, load_tokenizer
 from winellbot.llm.prompts import load_prompt
+from winellbot.llm.transformers_backend import plain_prompt
 
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 
@@ -66,8 +67,6 @@ def encode(tokenizer, messages, answer: str, max_length: int) -> dict:
         prompt = tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
         special = False
     else:
-        from winellbot.llm.transformers_backend import plain_prompt
-
         prompt, special = plain_prompt(messages), True
     prompt_ids = tokenizer(prompt, add_special_tokens=special)["input_ids"]
     answer_ids = tokenizer(answer, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]

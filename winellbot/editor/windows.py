@@ -18,6 +18,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from winellbot.editor.shortedit import answer_of
 from winellbot.text import content_tokens
 
 CORE_WORDS = 60
@@ -107,8 +108,6 @@ def example_problem(example) -> str:
 
     For examples made elsewhere (the bench's): their source is already the passage.
     """
-    from winellbot.editor.shortedit import answer_of
-
     edit = answer_of(example)
     if edit is None:
         return "not a whole-sentence insertion"

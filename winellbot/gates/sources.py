@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 from winellbot.errors import ConfigError
 from winellbot.gates.base import SEVERITIES, Gate, read_gate_data
 from winellbot.models import Article, GateFinding, Suggestion
-
+from winellbot.search.filters import registered_domain
 
 _HOST = re.compile(r"[\w-]+(?:\.[\w-]+)*")
 
@@ -88,8 +88,6 @@ class DomainList:
             if rule is not None:
                 return rule
         if self.any_suffix:
-            from winellbot.search.filters import registered_domain
-
             name = registered_domain(url).split(".")[0]
             return self.any_suffix.get(name)
         return None

@@ -17,6 +17,8 @@ from pathlib import Path
 
 from winellbot.errors import ConfigError
 from winellbot.gates.base import SEVERITIES, Gate, read_gate_data
+from winellbot.gates.subject import subject_names
+from winellbot.gates.support import proper_names
 from winellbot.gates.textnorm import MONTHS, NUMBER_WORDS, STOP_WORDS, quoted_spans, strip_markup, words
 from winellbot.models import Article, GateFinding, Severity, Suggestion
 
@@ -175,8 +177,6 @@ class StyleGate(Gate):
         """Why the text says nothing an editor could keep once its words to watch are gone ("" if it does)."""
         if not spans:
             return ""
-        from winellbot.gates.subject import subject_names
-        from winellbot.gates.support import proper_names
 
         own = {token for name in subject_names(article) for token in name}
         content = [w for w in words(text) if w not in STOP_WORDS and w not in own]

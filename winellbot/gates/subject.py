@@ -28,6 +28,7 @@ from collections import Counter
 from functools import lru_cache
 
 from winellbot.gates.base import Gate
+from winellbot.gates.support import proper_names
 from winellbot.gates.textnorm import MONTHS, STOP_WORDS, WEEKDAYS, strip_markup, words
 from winellbot.models import Article, GateFinding, Suggestion
 
@@ -209,8 +210,6 @@ def descriptive(title: str) -> bool:
 
 
 def _other_names(passage: str, names: tuple[tuple[str, ...], ...]) -> list[str]:
-    from winellbot.gates.support import proper_names
-
     own = {token for name in names for token in name}
     return [n for n in proper_names(passage) if _distinctive(n) and not set(words(n)) <= own]
 
@@ -226,8 +225,6 @@ def article_names(title: str, wikitext: str) -> frozenset[str]:
     """The names the article itself uses: distinctive words its text writes as names at least
     twice, in capitals at least three times in four ("Yankees" in a season's article, not "Court"
     where it also writes "the court")."""
-    from winellbot.gates.support import proper_names
-
     text = strip_markup(wikitext)
     counts = Counter(article_words(wikitext))
     found = set()

@@ -17,6 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from winellbot.bundled import smollm2_gguf
 from winellbot.errors import ConfigError, ModelError
 
 BUNDLED = "smollm2"
@@ -120,8 +121,6 @@ def copies(spec: str | Path) -> bool:
 def _base_location(spec: str | Path) -> str:
     """The model folder of a base spec (a GGUF file's unpacked folder)."""
     if str(spec) == BUNDLED:
-        from winellbot.bundled import smollm2_gguf
-
         spec = smollm2_gguf()
     path = Path(spec)
     if path.suffix == ".gguf":

@@ -25,6 +25,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from winellbot.bundled import smollm2_gguf
 from winellbot.config import Settings
 from winellbot.errors import ModelError
 from winellbot.llm.offline import get_backend
@@ -55,8 +56,6 @@ class LocalModelServer:
                  n_ctx: int = 4096, threads: int | None = None, start_timeout: float = 120.0,
                  log_path: str | Path | None = None) -> None:
         if model_path is None or str(model_path) == "":
-            from winellbot.bundled import smollm2_gguf
-
             model_path = smollm2_gguf()
         self.model_path = Path(model_path)
         self.host = host

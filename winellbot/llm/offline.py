@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from winellbot.errors import ConfigError, ModelError
 from winellbot.llm.base import ChatBackend, ChatReply, ChatRequest
+from winellbot.llm.openai_backend import OpenAIBackend
+from winellbot.llm.transformers_backend import TransformersBackend
 
 BACKEND_KINDS = ("openai", "transformers", "offline")
 
@@ -33,12 +35,8 @@ def get_backend(kind: str, **settings) -> ChatBackend:
     kind = (kind or "offline").strip().lower()
     try:
         if kind == "openai":
-            from winellbot.llm.openai_backend import OpenAIBackend
-
             return OpenAIBackend(**settings)
         if kind == "transformers":
-            from winellbot.llm.transformers_backend import TransformersBackend
-
             return TransformersBackend(**settings)
         if kind == "offline":
             return OfflineBackend()

@@ -10,6 +10,8 @@ import argparse
 import signal
 import threading
 
+from winellbot.llm.local_server import LocalModelServer
+
 
 def register(subparsers) -> argparse.ArgumentParser:
     """Add the ``model`` command with its ``serve`` subcommand."""
@@ -26,8 +28,6 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace, *, stop: threading.Event | None = None) -> int:
     """Start the server, print where it answers, wait for a signal (or ``stop``), stop it."""
-    from winellbot.llm.local_server import LocalModelServer
-
     stop = stop or threading.Event()
     server = LocalModelServer(args.model or None, port=args.port, n_ctx=args.n_ctx,
                               threads=args.threads or None, log_path=args.log or None)

@@ -15,8 +15,10 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from winellbot.errors import ModelError
+from winellbot.errors import ConfigError, ModelError
 from winellbot.llm.base import ChatBackend, ChatReply, ChatRequest, Message
+from winellbot.llm.copying import choose_copy, copy_generate
+from winellbot.llm.local_model import ThreadChooser, load_model, load_tokenizer
 
 
 class TransformersBackend(ChatBackend):
@@ -52,8 +54,6 @@ class TransformersBackend(ChatBackend):
         with self._lock:
             if self._model is not None:
                 return
-            from winellbot.errors import ConfigError
-            from winellbot.llm.local_model import ThreadChooser, load_model, load_tokenizer
 
             try:
                 tokenizer = load_tokenizer(self.model_dir)
@@ -80,12 +80,8 @@ class TransformersBackend(ChatBackend):
             self._threads.apply()
         try:
             if request.copy_choices:
-                from winellbot.llm.copying import choose_copy
-
                 new_ids, finish = choose_copy(model, tokenizer, prompt_ids, request.copy_choices)
             elif request.copy_from:
-                from winellbot.llm.copying import copy_generate
-
                 new_ids, finish = copy_generate(model, tokenizer, prompt_ids, request.copy_from, max_new)
             else:
                 with torch.no_grad():

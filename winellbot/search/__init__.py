@@ -10,6 +10,11 @@ from typing import Any
 
 from winellbot.errors import ConfigError
 from winellbot.interface import SearchBackend
+from winellbot.search.brave import BraveNewsSearch
+from winellbot.search.corpus import LocalCorpus
+from winellbot.search.filters import FilteredSearch, SourceFilter
+from winellbot.search.gdelt import GdeltSearch
+from winellbot.search.searxng import SearxngSearch
 
 BACKENDS = ("corpus", "gdelt", "brave", "searxng")
 _KEYLESS = ("corpus", "gdelt", "searxng")
@@ -27,20 +32,12 @@ def get_search_backend(kind: str, *, filter_sources: bool = True, **settings: An
         settings.pop("api_key", None)
     try:
         if kind == "corpus":
-            from winellbot.search.corpus import LocalCorpus
-
             backend: SearchBackend = LocalCorpus(**settings)
         elif kind == "gdelt":
-            from winellbot.search.gdelt import GdeltSearch
-
             backend = GdeltSearch(**settings)
         elif kind == "brave":
-            from winellbot.search.brave import BraveNewsSearch
-
             backend = BraveNewsSearch(**settings)
         elif kind == "searxng":
-            from winellbot.search.searxng import SearxngSearch
-
             backend = SearxngSearch(**settings)
         else:
             raise ConfigError(f"unknown search backend {kind!r} (one of {', '.join(BACKENDS)})")
@@ -48,6 +45,5 @@ def get_search_backend(kind: str, *, filter_sources: bool = True, **settings: An
         raise ConfigError(f"bad settings for the {kind} search backend: {exc}") from exc
     if not filter_sources:
         return backend
-    from winellbot.search.filters import FilteredSearch, SourceFilter
 
     return FilteredSearch(backend, SourceFilter())

@@ -24,6 +24,7 @@ import mwparserfromhell
 
 from winellbot.article import ref_name
 from winellbot.escape import check_proposed_wikitext, escape_param, escape_text
+from winellbot.gates.copying import copied_prose
 from winellbot.models import Citation, Suggestion
 from winellbot.pipeline.pagetext import safe_text
 from winellbot.search.urls import citation_url
@@ -75,8 +76,6 @@ def render_suggestion(s: Suggestion, *, bot_user: str, heading: str | None = Non
     ``heading``, when given, is a complete heading line (bot-made, e.g. for the
     queue) placed just inside the opening marker.
     """
-    from winellbot.gates.copying import copied_prose
-
     notes = notes or Notes()
     lines = [marker(s.id)] + ([heading] if heading else []) + [_box(s)]
     if style == "edit" and copied_prose(s):  # the source's words over the copying limit: never article text

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from winellbot.errors import ConfigError, WikiError
+from winellbot.wiki.boundary import boundary, bounded_wait, quiet_retries
 
 if TYPE_CHECKING:
     from pywikibot.site import APISite
@@ -70,8 +71,6 @@ def configure(*, throttle: float | None = None, maxlag: int | None = None,
     is applied before ``max_retries`` and ``retry_wait``, which override it when given.
     """
     from pywikibot import config
-
-    from winellbot.wiki.boundary import bounded_wait, quiet_retries
 
     quiet_retries()
     if max_wait is not None:
@@ -124,8 +123,6 @@ def connect(api_url: str, username: str | None = None, password: str | None = No
     """
     import pywikibot
 
-    from winellbot.wiki.boundary import boundary
-
     configure(throttle=throttle, maxlag=maxlag, max_retries=max_retries, retry_wait=retry_wait,
               simulate=simulate, max_wait=max_wait)
     name = register_wiki(api_url, family_name)
@@ -153,8 +150,6 @@ def operator_site(*, login: bool = True, simulate: bool | None = None, max_wait:
     password file; nothing is registered or written here.
     """
     import pywikibot
-
-    from winellbot.wiki.boundary import boundary
 
     configure(simulate=simulate, max_wait=max_wait)
     user_config = Path(pywikibot.config.base_dir) / USER_CONFIG

@@ -21,6 +21,12 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+from winellbot.bundled import minilm_dir
+from winellbot.meaning import held_to_share
+from winellbot.pipeline.offline.profile import profile
+from winellbot.pipeline.pagetext import has_capitals, safe_text
+from winellbot.pipeline.restore import english_words, restore_word
+
 MARKS = ("", ",", ".", "?")
 CASES = ("lower", "capital", "upper")
 WEIGHTS = Path(__file__).resolve().parents[2] / "data" / "punctuation.safetensors"
@@ -59,8 +65,6 @@ class PunctuationModel:
         from transformers import AutoTokenizer
         from transformers.utils import logging as transformers_logging
 
-        from winellbot.bundled import minilm_dir
-        from winellbot.meaning import held_to_share
 
         held_to_share(torch)
         transformers_logging.disable_progress_bar()  # the bot's output is its report, not a loading bar
@@ -160,8 +164,6 @@ def punctuated(tokens: list[str], labels: list[tuple[int, int]], casing: dict[st
     article capitalises ("new" in "New York", "will" for a Will) keeps its capital only where the
     model reads one, or where the article writes it next to the same word in a name (``pairs``, from
     :func:`winellbot.pipeline.restore.name_pairs`: "Khmer Rouge", "New York")."""
-    from winellbot.pipeline.restore import english_words, restore_word
-
     out, starts = [], True
     for i, (word, (mark, case)) in enumerate(zip(tokens, labels)):
         written = restore_word(word, casing)
@@ -192,8 +194,6 @@ class Punctuator:
         self._model = model
 
     def refine(self, article, updates: list):
-        from winellbot.pipeline.offline.profile import profile
-        from winellbot.pipeline.pagetext import has_capitals, safe_text
 
         prof = profile(article)
         out = []
