@@ -9,7 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from winellbot import factory
+from winellbot.config import load_settings
 from winellbot.editor.annotate import ModelAnnotator
+from winellbot.state.db import State
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -232,8 +234,6 @@ def _evaluate(args) -> int:
 
     annotator = None
     if args.model_annotation:
-        from winellbot.editor.evaluate import model_annotator
-
         annotator = model_annotator(args.config)
     rows = evaluate_files(args.examples, args.predictions, annotator=annotator)
     print(json.dumps(rows, indent=2) if args.json else table(rows))

@@ -1,40 +1,25 @@
 """The one place where winellbot saves anything to a wiki.
 
-Every save goes through :meth:`WikiWriter._save`, which refuses, in this order:
+Every save goes through :meth:`WikiWriter._save`, which refuses, in this order: a target outside
+talk namespaces and the bot's own userspace (``UnsafeWriteError``: the bot never edits an
+article); a page whose ``{{bots}}``/``{{nobots}}`` excludes the bot (``PostingRefused``, read with
+:mod:`winellbot.wiki.exclusion` and Pywikibot's ``botMayEdit``); any save once the shutoff page,
+read right before each save, no longer says exactly :data:`RUN_WORD` (``ShutoffError``).
 
-1. a target outside talk namespaces and the bot's own userspace (``UnsafeWriteError``);
-   the bot never edits an article;
-2. a page whose ``{{bots}}``/``{{nobots}}`` excludes the bot (``PostingRefused``),
-   read with :mod:`winellbot.wiki.exclusion` (allow, deny, optout of the bot's
-   message type) as well as Pywikibot's ``botMayEdit``;
-3. any save at all once the shutoff page no longer says to run (``ShutoffError``).
-   The page is read right before each save; its content, stripped and
-   lower-cased, must be exactly :data:`RUN_WORD`. A missing page, an empty page,
-   a redirect or any other text means stop.
+Before a post about an article, the article is read again: one that is gone (deleted, moved,
+now a redirect) or that excludes the bot gets nothing (``PageGone``). A talk page that redirects
+is followed once, and only within its own talk namespace (elsewhere: ``UnsafeWriteError``). A talk
+page post is made only while, at the moment of writing, the talk page or the article carries the
+opt-in template (``optin_template``); a talk page is created only for an article that carries it.
+Pywikibot's errors leave the public methods through :mod:`winellbot.wiki.boundary`.
 
-Before posting about an article, the article is read again: one that is gone
-(deleted, moved away, now a redirect) gets no post (``PageGone``), and neither
-does one whose own ``{{bots}}`` excludes the bot. A talk page that redirects is
-followed once, and only to a page of the same talk namespace; a redirect elsewhere
-(``Talk:X`` to ``User talk:Admin``) is an ``UnsafeWriteError``, a double or a broken
-one is refused. A post on
-a talk page is made only while, at the moment of writing, the talk page or the
-article carries the opt-in template (``optin_template``): a talk page deleted or an
-opt-in removed during a cycle gets nothing (``PostingRefused``); a talk page is
-created only for an article that carries the opt-in itself. Pywikibot's errors
-leave the public methods through :mod:`winellbot.wiki.boundary`.
+Talk pages get at most one new section per ``new_section_interval_days`` (a bot revision whose
+summary carries :data:`NEW_SECTION_TAG` counts as one); inside that window new suggestions are
+batched into the bot's latest section, and if that section is gone the post is deferred.
 
-Talk pages get at most one new section per ``new_section_interval_days``: the
-bot's own recent revisions of the page are read, and a revision whose summary
-carries :data:`NEW_SECTION_TAG` counts as a new section. Inside that window new
-suggestions are *batched* into the bot's latest section on the page (appended
-before the next heading, with a fresh signature); if that section is gone
-(archived or removed), the post is *deferred* and nothing is saved.
-
-Posting is idempotent: the target is read first and every suggestion whose id
-marker (or template id) is already there is skipped, so a retry after a crash
-never posts twice. Saving uses Pywikibot's ordinary ``Page.save`` path, so
-maxlag, throttle and ``-simulate`` from the Pywikibot config apply.
+Posting is idempotent: every suggestion whose id marker is already on the target is skipped, so a
+retry after a crash never posts twice. Saves use Pywikibot's ``Page.save``, so maxlag, the
+throttle and ``-simulate`` apply.
 """
 from __future__ import annotations
 
