@@ -178,7 +178,8 @@ def share_threads(most: int) -> None:
 def held_to_share(torch) -> None:
     """A model loaded outside :class:`Embedder` (the punctuation restorer) keeps to the cores
     :func:`share_threads` gave this process: on a warm cache no embedding model loads first, and
-    torch's default of a thread per core in each of two workers made the warm back-test 3 times slower."""
+    torch's default of a thread per core in each of two workers slows the back-test several times
+    (docs/results.md, "Back-test speed")."""
     if _THREADS_CAP:
         torch.set_num_threads(_THREADS_CAP[0])
 

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from winellbot.editor.examples import EditorExample, EditTask
 from winellbot.gates.textnorm import strip_markup
 from winellbot.llm.base import Message
+from winellbot.llm.copying import MAX_WORDS, MIN_WORDS
 from winellbot.llm.prompts import load_prompt
-from winellbot.text import split_sentences, words
+from winellbot.text import content_tokens, split_sentences, words
 
 PROMPT = "local_editor"
 SOURCE_WORDS = 170
@@ -168,8 +169,6 @@ def copied_answer(example: EditorExample, edit: ShortEdit) -> ShortEdit | None:
     other new words (what an editor leaves out), shortest on a tie; the run is at most
     :data:`winellbot.llm.copying.MAX_WORDS` words. None when no run shares a word with the sentence.
     """
-    from winellbot.llm.copying import MAX_WORDS, MIN_WORDS
-    from winellbot.text import content_tokens
 
     ws = shown_source(example.task()).split()
     if len(ws) < MIN_WORDS:

@@ -21,6 +21,7 @@ from array import array
 from dataclasses import dataclass
 from pathlib import Path
 
+from winellbot.editor.evaluate import _tokens, fact_sets
 from winellbot.editor.examples import EditorExample, EditTask
 from winellbot.errors import ConfigError
 from winellbot.llm.local_model import SPANS_FILE, copies
@@ -104,8 +105,6 @@ class SpanRanker:
 def labelled_runs(example: EditorExample, source_words: list[str],
                   commentary_weight: float = COMMENTARY_WEIGHT) -> list[tuple[tuple[float, ...], float]]:
     """FITTING ONLY (reads ``target``): each run's features and its key facts minus weighted commentary."""
-    from winellbot.editor.evaluate import _tokens, fact_sets
-
     key, commentary = fact_sets(_tokens(example.original), _tokens(example.target), _tokens(" ".join(source_words)))
     if not key:
         return []

@@ -25,6 +25,7 @@ from winellbot.gates.base import Gate
 from winellbot.models import Article, GateFinding, Suggestion
 from winellbot.pipeline.pagetext import has_capitals
 from winellbot.sentences import read
+from winellbot.text import content_tokens
 
 MODEL = "data/acceptability.json"
 FEATURES = ("words", "new_names", "new_figures", "new_words", "stated", "known", "title", "dated", "quoted",
@@ -58,8 +59,6 @@ def features(article: Article, suggestion: Suggestion) -> dict[str, float]:
 
 def _shared(title: str, other: str) -> float:
     """The share of the article title's content words that ``other`` has."""
-    from winellbot.text import content_tokens
-
     mine = set(content_tokens(title))
     return len(mine & set(content_tokens(other))) / len(mine) if mine else 0.0
 

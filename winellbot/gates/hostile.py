@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import functools
 import re
-
 import unicodedata
 
 from winellbot.escape import INVISIBLE
@@ -78,7 +77,7 @@ def fold(text: str) -> str:
 @functools.lru_cache(maxsize=512)
 def instruction_in(text: str) -> str:
     """The first instruction-like phrase in ``text`` (folded, :func:`fold`), or "" (cached: every
-    suggestion from a source searches the whole source again, a twelfth of the warm back-test)."""
+    suggestion from a source searches the whole source again; cost: docs/results.md, "Hot spots of the warm back-test")."""
     folded = fold(text)
     for pattern in (*_PATTERNS, _FOREIGN):
         m = pattern.search(folded)

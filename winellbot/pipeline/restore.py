@@ -18,6 +18,9 @@ import functools
 import re
 from collections import Counter
 
+from winellbot.bundled import ModelMissing, minilm_dir
+from winellbot.text import STOP_WORDS
+
 # "May" and "march" are also a verb, so only unambiguous names.
 _ALWAYS_CASED = {w.lower(): w for w in """January February April June July August September October
 November December Monday Tuesday Wednesday Thursday Friday Saturday Sunday I""".split()}
@@ -51,8 +54,6 @@ _NAME_PAIR = re.compile(r"(?=\b([A-Z][\w'-]*)\s+([A-Z][\w'-]*))")
 def name_pairs(text: str) -> frozenset[tuple[str, str]]:
     """Pairs of adjacent capitalised words the text writes (lower-cased): the parts of its many-word
     names ("Khmer Rouge", "New York"), where an English word is part of a name."""
-    from winellbot.text import STOP_WORDS
-
     return frozenset((a.lower(), b.lower()) for a, b in _NAME_PAIR.findall(text) if a.lower() not in STOP_WORDS)
 
 
@@ -77,8 +78,6 @@ def english_words() -> frozenset[str]:
     The check stops most false possessives ("news", "teams", "kings"), at the cost of some true ones
     ("johns") left as read (figures: docs/results.md, "Readable suggestions on the dev back-test").
     Empty without the model package: then every possessive is read, as before the check existed."""
-    from winellbot.bundled import ModelMissing, minilm_dir
-
     try:
         lines = (minilm_dir() / "vocab.txt").read_text(encoding="utf-8").split()
     except (ModelMissing, OSError):

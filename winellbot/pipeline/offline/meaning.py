@@ -13,9 +13,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from winellbot.gates.textnorm import singulars
+from winellbot.meaning import english, named_facts
 from winellbot.models import Article, Update
 from winellbot.pipeline.offline.profile import profile
-from winellbot.pipeline.pagetext import unglue
+from winellbot.pipeline.pagetext import safe_text, unglue
 from winellbot.pipeline.pipeline import per_article
 from winellbot.pipeline.placement import context_of, placer_for, placers
 from winellbot.text import content_tokens, split_sentences, words
@@ -114,8 +115,6 @@ class Restatements:
         return f"each of its {len(parts)} sentences is already in the article in other words; the first: {first}"
 
     def _restating(self, article: Article, text: str) -> str | None:
-        from winellbot.meaning import named_facts
-
         closeness = self._vectors(article) @ self.embedder.embed([text])[0]
         lowest = min(self.threshold, self.named_threshold)
         near = [i for i in closeness.argsort()[::-1] if closeness[i] >= lowest]
@@ -165,8 +164,6 @@ class SentenceCutter:
         budget = len(words(update.text))
         if budget >= len(words(update.quote)) or not any(c in update.quote for c in ".!?"):
             return update  # not cut short, or a text without sentence punctuation
-        from winellbot.meaning import english
-        from winellbot.pipeline.pagetext import safe_text
 
         kept: list[str] = []
         for sentence in english()(update.quote, disable=["ner"]).sents:  # the parser ends sentences
