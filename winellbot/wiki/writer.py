@@ -43,6 +43,10 @@ _HEADING = re.compile(r"(?m)^(={1,6})[^\n]*?\1[ \t]*$")
 PostMode = Literal["new-section", "batched", "queue", "deferred", "nothing"]
 
 
+# What :meth:`WikiWriter._save_or_retry` returns after a first edit conflict.
+_RETRY = object()
+
+
 @dataclass(frozen=True)
 class PostResult:
     """What one post did: which ids went up, which were already there, the new revision."""
@@ -126,11 +130,8 @@ class WikiWriter:
                                       reason="a new section was posted recently and the bot's section is gone")
                 mode = "batched"
                 summary = f"{self.summary_prefix}: {_count(ids)} added to the latest suggestions section"
-            try:
-                revid = self._save(page, new_text, summary)
-            except pwb_errors.EditConflictError:
-                if attempt:
-                    raise WikiError(f"edit conflict on {page.title()} twice") from None
+            revid = self._save_or_retry(page, new_text, summary, attempt)
+            if revid is _RETRY:
                 continue  # someone edited meanwhile: read again and recompute
             return PostResult(page.title(), mode, ids, skipped, revid, section_title)
         raise AssertionError("unreachable")
@@ -154,11 +155,8 @@ class WikiWriter:
                 return PostResult(page.title(), "nothing", skipped_ids=skipped, reason="all already posted")
             new_text = _append(text, head + "".join(b for _, b in new_blocks) + tail)
             summary = f"{self.summary_prefix}: {_count(ids)} added to the review queue"
-            try:
-                revid = self._save(page, new_text, summary)
-            except pwb_errors.EditConflictError:
-                if attempt:
-                    raise WikiError(f"edit conflict on {page.title()} twice") from None
+            revid = self._save_or_retry(page, new_text, summary, attempt)
+            if revid is _RETRY:
                 continue
             return PostResult(page.title(), "queue", ids, skipped, revid)
         raise AssertionError("unreachable")
@@ -180,11 +178,8 @@ class WikiWriter:
             if f"[[{page_title}|" in text or f"[[{page_title}]]" in text:
                 return False
             new_text = text.rstrip("\n") + "\n" + queue_index_line(page_title, article_title) + "\n"
-            try:
-                self._save(page, new_text, f"{self.summary_prefix}: listing {article_title} in the review queue")
-            except pwb_errors.EditConflictError:
-                if attempt:
-                    raise WikiError(f"edit conflict on {page.title()} twice") from None
+            summary = f"{self.summary_prefix}: listing {article_title} in the review queue"
+            if self._save_or_retry(page, new_text, summary, attempt) is _RETRY:
                 continue
             return True
         raise AssertionError("unreachable")
@@ -205,11 +200,8 @@ class WikiWriter:
             new_text, previous = changed
             if new_text == text:
                 return StatusChange(page.title(), previous=previous, revid=page.latest_revision_id)
-            try:
-                revid = self._save(page, new_text, f"{self.summary_prefix}: {summary}")
-            except pwb_errors.EditConflictError:
-                if attempt:
-                    raise WikiError(f"edit conflict on {page.title()} twice") from None
+            revid = self._save_or_retry(page, new_text, f"{self.summary_prefix}: {summary}", attempt)
+            if revid is _RETRY:
                 continue
             return StatusChange(page.title(), previous=previous, revid=revid)
         raise AssertionError("unreachable")
@@ -224,11 +216,9 @@ class WikiWriter:
                 raise UnsafeWriteError(f"{page.title()} is not under {self.userspace_prefix}")
             if page.exists() and page.text == text:
                 return None
-            try:
-                return self._save(page, text, f"{self.summary_prefix}: {summary}")
-            except pwb_errors.EditConflictError:
-                if attempt:
-                    raise WikiError(f"edit conflict on {page.title()} twice") from None
+            revid = self._save_or_retry(page, text, f"{self.summary_prefix}: {summary}", attempt)
+            if revid is not _RETRY:
+                return revid
         raise AssertionError("unreachable")
 
     def permalink(self, title: str, revid: int | None, suggestion_id: str) -> str:
@@ -259,6 +249,16 @@ class WikiWriter:
             raise PostingRefused(f"{page.title()}: {why}")
 
     # -- the one save path -------------------------------------------------
+    def _save_or_retry(self, page, text: str, summary: str, attempt: int):
+        """:meth:`_save`; on an edit conflict :data:`_RETRY` the first time (the caller reads the page
+        again and recomputes its text), a :class:`WikiError` the second."""
+        try:
+            return self._save(page, text, summary)
+        except pwb_errors.EditConflictError:
+            if attempt:
+                raise WikiError(f"edit conflict on {page.title()} twice") from None
+            return _RETRY
+
     def _save(self, page, text: str, summary: str) -> int | None:
         """Save ``text`` to ``page`` after every safety check; returns the new revision id."""
         self._check_target(page)
