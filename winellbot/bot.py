@@ -25,10 +25,17 @@ from dataclasses import dataclass, field
 from winellbot.article import parse_article
 from winellbot.config import Settings
 from winellbot.errors import BudgetExceeded, PostingRefused, ShutoffError, WikiDown, WinellbotError
-from winellbot.models import Article, PipelineResult, SearchResult
+from winellbot.gates.acceptability import features
 from winellbot.interface import SearchBackend
+from winellbot.models import Article, PipelineResult, SearchResult
+from winellbot.outcomes.adoption import fingerprint
+from winellbot.outcomes.tracker import OutcomeCheck
+from winellbot.outcomes.verdicts import ReviewSync
 from winellbot.pipeline.pipeline import propose_checked
+from winellbot.posting import PostPlanner, resolve_style
 from winellbot.state.db import State
+from winellbot.state.outcomes import OutcomeStore
+from winellbot.wiki import render
 from winellbot.wiki.exclusion import exclusion
 
 log = logging.getLogger(__name__)
@@ -225,8 +232,6 @@ class WinellBot:
         The posting policy (:mod:`winellbot.posting`) first folds suggestions of the same fact
         into one and holds back what the caps do not allow yet.
         """
-        from winellbot.posting import PostPlanner
-        from winellbot.wiki import render
 
         title = article.title
         pending = [s for s in self.state.pending(title) if not s.blocked]
@@ -279,8 +284,6 @@ class WinellBot:
     @property
     def style(self) -> str:
         """``fact`` or ``edit``: the configured posting style, ``auto`` resolved for this wiki."""
-        from winellbot.posting import resolve_style
-
         return resolve_style(self.settings.posting.style, self.writer.site.hostname())
 
     def queue_page(self, title: str) -> str:
@@ -290,16 +293,12 @@ class WinellBot:
     def sync_reviews(self) -> int:
         """Copy reviewers' verdicts (the status parameter, with its reason) from the wiki into state
         (:class:`winellbot.outcomes.verdicts.ReviewSync`); returns how many trusted ones changed a status."""
-        from winellbot.outcomes.verdicts import ReviewSync
-
         return ReviewSync(self.state, self.reader, bot_user=self.settings.wiki.username,
                           trust_anonymous=self.settings.posting.trust_anonymous).sync()
 
     def check_outcomes(self, report: CycleReport | None = None):
         """Which posted facts entered their articles, or expired (:mod:`winellbot.outcomes.tracker`),
         read on the change check's revisions; a failure is recorded and the cycle goes on."""
-        from winellbot.outcomes.tracker import OutcomeCheck
-
         try:
             found = OutcomeCheck(self.state, self.reader,
                                  expire_days=self.settings.posting.expire_days).check(getattr(self, "_latest", None))
@@ -317,9 +316,6 @@ class WinellBot:
 
     def track_outcomes(self, article: Article, posted: list) -> None:
         """Keep what the article looked like when ``posted`` went up, to see later what became of them."""
-        from winellbot.gates.acceptability import features
-        from winellbot.outcomes.adoption import fingerprint
-        from winellbot.state.outcomes import OutcomeStore
 
         OutcomeStore(self.state).track([fingerprint(article, s, features(article, s)) for s in posted])
 

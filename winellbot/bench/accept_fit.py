@@ -22,16 +22,24 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from winellbot import factory
+from winellbot.bench.backtest import run_tasks
+from winellbot.bench.cli import pipeline_factory
+from winellbot.bench.tasks import load_tasks
+from winellbot.bench.verdicts import by_line, figures, load_store, text_hash
+from winellbot.commands import open_state
+from winellbot.config import Settings, load_settings
+from winellbot.gates.acceptability import FEATURES, MODEL, Acceptability
+from winellbot.gates.base import GateChain
+from winellbot.outcomes.learning import score_examples
+from winellbot.state.outcomes import OutcomeStore
+
 FOLDS = 5
 TARGET = "a reviewer finds a new fact worth adding (accept or revise)"
 
 
 def candidates(tasks, settings) -> list[dict]:
     """Every candidate that passes the gates (the score left out), as back-test lines with features."""
-    from winellbot import factory
-    from winellbot.bench.backtest import run_tasks
-    from winellbot.bench.cli import pipeline_factory
-    from winellbot.gates.base import GateChain
 
     chain = factory.build_gates(settings, None)
     gates = GateChain([g for g in chain.gates if g.name != "acceptability"])
@@ -41,8 +49,6 @@ def candidates(tasks, settings) -> list[dict]:
 
 def examples(lines: list[dict], store) -> tuple[list[dict], list[int]]:
     """The judged lines and their labels (1: usable, 0: rejected)."""
-    from winellbot.bench.verdicts import text_hash
-
     rows, labels = [], []
     for line in lines:
         v = store.get((line["task"], text_hash(line.get("fact") or line["text"])))
@@ -54,7 +60,6 @@ def examples(lines: list[dict], store) -> tuple[list[dict], list[int]]:
 
 def fit(X, y, C: float = 1.0, weights=None) -> dict:
     """A fitted model's parameters, in the shipped file's fields (``weights``: one per example)."""
-    import numpy as np
     from sklearn.linear_model import LogisticRegression
 
     mean, scale = X.mean(axis=0), X.std(axis=0)
@@ -108,18 +113,12 @@ def choose(rows, estimates, verdicts, n_tasks: int, per_task: int, min_posts: fl
 
 def calibration(store_rows) -> dict:
     """The judge's verdicts on the human editors' own sentences (how strict it is)."""
-    from winellbot.bench.verdicts import figures
-
     return figures([v for v in store_rows if v.kind == "human"])
 
 
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from winellbot.bench.tasks import load_tasks
-    from winellbot.bench.verdicts import by_line, load_store, text_hash
-    from winellbot.config import Settings
-    from winellbot.gates.acceptability import FEATURES
 
     tasks = load_tasks(args.tasks_dir, limit=args.limit)
     settings = Settings()
@@ -152,11 +151,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _with_outcomes(args, X, y, rows, verdicts, per_task: int, n_tasks: int, about: dict):
     """``--from-state``: the dev verdicts plus the wiki's own outcomes (:mod:`winellbot.outcomes.learning`)."""
-    from winellbot.commands import open_state
-    from winellbot.config import load_settings
-    from winellbot.gates.acceptability import FEATURES
-    from winellbot.outcomes.learning import score_examples
-    from winellbot.state.outcomes import OutcomeStore
 
     state = open_state(load_settings(args.config), readonly=True)
     skipped: Counter = Counter()
@@ -200,8 +194,6 @@ def refit(X_dev, y_dev, dev_tasks: list[str], dev_rows: list[dict], dev_verdicts
 
 def _guarded_write(model: dict, chosen: dict, *, write: bool, always_say: bool) -> int:
     """Write the model over the shipped one only when :func:`replaces` allows it, and say why."""
-    from winellbot.gates.acceptability import MODEL, Acceptability
-
     if not write and not always_say:
         return 0
     path = Path(__file__).resolve().parents[1] / MODEL

@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 from winellbot.article import named_ref_urls, parse_article
+from winellbot.editor.cited import paragraph_sentences
 from winellbot.errors import ArticleParseError
 from winellbot.facts import key_sentence, terms
 from winellbot.gates.textnorm import content_tokens, strip_markup
@@ -70,8 +71,6 @@ class PageSentence:
 
 def page_sentences(article: Article) -> list[PageSentence]:
     """Every prose sentence of an article with the URLs its own references cite."""
-    from winellbot.editor.cited import paragraph_sentences
-
     named = named_ref_urls(article.wikitext)
     out = []
     for section in article.sections:

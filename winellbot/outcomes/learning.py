@@ -18,6 +18,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass
 
+from winellbot.editor.examples import EditorExample, Source
 from winellbot.outcomes.report import outcome_of
 
 EXPIRED_WEIGHT = 0.3
@@ -56,8 +57,6 @@ def score_examples(rows: list[dict], skipped: Counter | None = None) -> list[Wik
 
 def editor_examples(rows: list[dict], state, skipped: Counter | None = None) -> list:
     """``winell-editor/1`` examples from facts adopted with the bot's own source."""
-    from winellbot.editor.examples import EditorExample, Source
-
     skipped = skipped if skipped is not None else Counter()
     out = []
     for row in rows:

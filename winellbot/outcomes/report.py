@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
+from winellbot.escape import escape_text
+
 OUTCOMES = ("adopted", "accepted", "rejected", "withdrawn", "expired", "open")
 GROUPINGS = ("section", "source", "gate", "month")
 
@@ -156,8 +158,6 @@ def _reasons_line(table: Table) -> str:
 
 def as_wikitext(table: Table, *, bot_user: str, since: str | None = None) -> str:
     """The table as a wiki page; every text from the wiki or a source is escaped."""
-    from winellbot.escape import escape_text
-
     first = escape_text(table.by or "suggestions")
     out = [f"What became of the suggestions [[User:{bot_user}|{bot_user}]] posted"
            + (f" since {escape_text(since)}" if since else "") + ", as its outcome check read them "

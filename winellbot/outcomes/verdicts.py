@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import mwparserfromhell
 
 from winellbot.bench.verdicts import ERRORS
+from winellbot.state.outcomes import OutcomeStore
 from winellbot.wiki.reader import PageRevision
 from winellbot.wiki.render import _is_box, parse_statuses
 
@@ -131,8 +132,6 @@ class ReviewSync:
 
     def sync(self) -> int:
         """Returns how many suggestions' statuses trusted verdicts changed."""
-        from winellbot.state.outcomes import OutcomeStore
-
         seen = self.state.review_targets()
         if not seen:
             return 0

@@ -17,6 +17,7 @@ import sqlite_utils
 
 from winellbot.errors import StateError
 from winellbot.models import Citation, Document, Edit, GateFinding, PipelineResult, Suggestion, Update
+from winellbot.state.outcomes import migrate_006
 
 BUSY_TIMEOUT_MS = 30_000  # a reader (status) or a dry run waits this long for a writer
 # Filesystems where several machines share the file: SQLite's WAL needs shared memory
@@ -117,7 +118,6 @@ def _m005_suggestion_reasons(db: sqlite_utils.Database) -> None:
 
 def _m006_outcomes(db: sqlite_utils.Database) -> None:
     # What became of each posted suggestion: adoption, reviewers' verdicts (winellbot/state/outcomes.py).
-    from winellbot.state.outcomes import migrate_006
 
     migrate_006(db)
 

@@ -34,7 +34,16 @@ from pywikibot import exceptions as pwb_errors
 from winellbot.errors import ConfigError, PageGone, PostingRefused, ShutoffError, UnsafeWriteError, WikiError
 from winellbot.wiki.boundary import guarded
 from winellbot.wiki.exclusion import exclusion
-from winellbot.wiki.render import SECTION_MARKER, anchor, present_ids, recount, set_status, split_blocks
+from winellbot.wiki.render import (
+    SECTION_MARKER,
+    anchor,
+    present_ids,
+    queue_index_intro,
+    queue_index_line,
+    recount,
+    set_status,
+    split_blocks,
+)
 
 RUN_WORD = "run"
 NEW_SECTION_TAG = "[new section]"
@@ -168,8 +177,6 @@ class WikiWriter:
         Returns whether it saved. The index lists one line per article page of the queue; an
         existing line (or any link to the page) is left as it is.
         """
-        from winellbot.wiki.render import queue_index_intro, queue_index_line
-
         for attempt in range(2):
             page = self._page(index)
             if not self._in_userspace(page):
