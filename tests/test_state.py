@@ -160,22 +160,26 @@ def test_read_only_opens_beside_a_writer_in_rollback_journal_mode_never_see_a_to
     import sys
     import time
 
-    path = tmp_path / "s.sqlite"
+    path, stop = tmp_path / "s.sqlite", tmp_path / "stop"
     State(path, journal_mode="delete").db["t"].insert({"id": 0, "x": "y" * 2000}, pk="id")
+    # The writer writes until the reader has read for 6 s and at least 60 times (at most 120 s): on a busy
+    # machine (the suite runs in two processes) 6 s alone can leave too few reads to find anything.
     writer = subprocess.Popen([sys.executable, "-c", f"""
-import sqlite3, time
+import os, sqlite3, time
 db = sqlite3.connect({str(path)!r}, timeout=30)
 i = 1
-end = time.time() + 6
-while time.time() < end:
+end = time.time() + 120
+while time.time() < end and not os.path.exists({str(stop)!r}):
     with db:
         db.executemany("insert into t (id, x) values (?, ?)", [(i * 1000 + k, "y" * 2000) for k in range(300)])
         db.execute("delete from t where id < ?", (i * 1000 - 2000,))
     i += 1
 """])
-    problems, reads = [], 0
+    problems, reads, began = [], 0, time.monotonic()
     try:
         while writer.poll() is None:
+            if problems or (time.monotonic() - began > 6 and reads > 60):
+                stop.touch()
             try:
                 state = State(path, readonly=True)
                 rows = state.db.execute("select count(*), sum(length(x)) from t").fetchone()
@@ -186,6 +190,7 @@ while time.time() < end:
                 problems.append(repr(exc))
             time.sleep(0.001)
     finally:
+        stop.touch()
         writer.wait()
     assert reads > 50 and problems == [], (reads, problems[:3])
 
