@@ -38,7 +38,7 @@ def candidates(task, pipeline, embedder, nlp, shortlist: int) -> list[dict]:
 
     from winellbot.bench.score import THRESHOLD, LexicalJudge
     from winellbot.bench.tasks import article_from_task
-    from winellbot.pipeline.offline import profile
+    from winellbot.pipeline.offline.profile import profile
     from winellbot.search.corpus import LocalCorpus
     from winellbot.text import clean_suggestion_text, content_tokens, split_sentences
 

@@ -46,7 +46,7 @@ def test_secrets_come_from_the_environment(monkeypatch):
 def test_agent_with_the_offline_editor_and_a_bad_editor_backend(monkeypatch):
     from winellbot import factory
     from winellbot.errors import ConfigError
-    from winellbot.pipeline.offline import OfflineEditor
+    from winellbot.pipeline.offline.editor import OfflineEditor
 
     monkeypatch.setenv("WINELLBOT_OPENAI_API_KEY", "k")
     s = load_settings(overrides={"pipeline": {"backend": "openai"}, "llm": {"editor_backend": "offline"}})
@@ -101,9 +101,10 @@ def test_every_default_is_inside_its_domain_and_a_new_setting_joins_with_one_lin
 
 
 def test_search_backend_choices_match_the_search_package():
-    from winellbot import config, search
+    from winellbot import config
+    from winellbot.search import backends
 
-    assert config.SEARCH_BACKENDS == search.BACKENDS
+    assert config.SEARCH_BACKENDS == backends.BACKENDS
 
 
 def test_overrides_are_validated_too():

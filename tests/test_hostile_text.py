@@ -4,7 +4,7 @@ import pytest
 
 from winellbot.escape import check_proposed_wikitext, escape_text
 from winellbot.models import Citation, Document, Paragraph, Suggestion, Update
-from winellbot.pipeline.offline import OfflineEditor
+from winellbot.pipeline.offline.editor import OfflineEditor
 from winellbot.search.urls import citation_url
 from winellbot.wiki.render import cite_news, render_section
 

@@ -154,3 +154,37 @@ def test_no_module_docstring_runs_over_25_lines():
         if doc and len(doc.splitlines()) > 25:
             long[module] = len(doc.splitlines())
     assert long == {}
+
+
+def _lazy_imports(path: Path) -> list[int]:
+    """Line numbers of the imports of winellbot modules made inside a function."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = set()
+    for fn in ast.walk(tree):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(fn):
+                if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("winellbot")):
+                    found.add(node.lineno)
+                elif isinstance(node, ast.Import) and any(a.name.startswith("winellbot") for a in node.names):
+                    found.add(node.lineno)
+    return sorted(found)
+
+
+def test_an_import_inside_a_function_says_why():
+    """A module imports its own package's modules at the top; one inside a function gives its reason
+    (``# lazy: ...`` on the line above, or one ``# lazy imports: ...`` for a command module)."""
+    unexplained = {}
+    for module, path in MODULES.items():
+        lines = path.read_text(encoding="utf-8").splitlines()
+        if any(line.startswith("# lazy imports:") for line in lines):
+            continue
+        bare = [n for n in _lazy_imports(path) if LAZY_MARK not in lines[n - 1] and LAZY_MARK not in lines[n - 2]]
+        if bare:
+            unexplained[module] = bare
+    assert unexplained == {}
+
+
+def test_the_lazy_import_check_sees_an_import_inside_a_function(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text("import os\n\n\ndef f():\n    from winellbot import text\n    return text\n")
+    assert _lazy_imports(path) == [5]

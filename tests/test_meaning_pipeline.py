@@ -2,11 +2,11 @@
 import pytest
 
 from winellbot.bench.tasks import parse_simple_article
+from winellbot.errors import ConfigError
 from winellbot.meaning import Embedder
 from winellbot.models import Document, Update
-from winellbot.pipeline.offline import OfflineAggregator
+from winellbot.pipeline.offline.aggregator import OfflineAggregator
 from winellbot.pipeline.offline.meaning import Restatements
-from winellbot.errors import ConfigError
 from winellbot.pipeline.placement import HAND_SET, TERMS, SectionPlacer, fitted_model, fitted_weights, placers
 
 pytestmark = pytest.mark.slow  # loads all-MiniLM-L6-v2 (and spaCy) once per session

@@ -2,16 +2,14 @@
 import datetime as dt
 
 from winellbot.article import parse_article
-from winellbot.models import Citation, Document, Update
 from winellbot.interface import Memory
-from winellbot.pipeline.offline import (
-    OfflineAggregator,
-    OfflineCriteria,
-    OfflineEditor,
-    OfflineExtractor,
-    OfflineNavigator,
-    build_offline_pipeline,
-)
+from winellbot.models import Citation, Document, Update
+from winellbot.pipeline.offline.aggregator import OfflineAggregator
+from winellbot.pipeline.offline.build import build_offline_pipeline
+from winellbot.pipeline.offline.criteria import OfflineCriteria
+from winellbot.pipeline.offline.editor import OfflineEditor
+from winellbot.pipeline.offline.extractor import OfflineExtractor
+from winellbot.pipeline.offline.navigator import OfflineNavigator
 from winellbot.pipeline.pagetext import has_capitals, is_cased, safe_text, unglue
 from winellbot.pipeline.restore import recase
 from winellbot.search.corpus import LocalCorpus

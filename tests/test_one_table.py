@@ -10,7 +10,7 @@ from winellbot.errors import BudgetExceeded, MalformedReply, ModelError
 from winellbot.llm.client import attempt
 from winellbot.pipeline.agent import build_agent_pipeline
 from winellbot.pipeline.agent_hybrid import build_hybrid_pipeline
-from winellbot.pipeline.offline import build_offline_pipeline
+from winellbot.pipeline.offline.build import build_offline_pipeline
 
 TABLE = {f.name: f.default for f in dataclasses.fields(PipelineSettings)}
 # a builder's parameter named otherwise than its setting

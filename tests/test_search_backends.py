@@ -4,8 +4,8 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-
 from search_http import LocalServer, Reply, json_reply
+
 from winellbot.errors import ConfigError, SearchError
 from winellbot.search.brave import BraveNewsSearch
 from winellbot.search.gdelt import GdeltSearch
@@ -166,7 +166,7 @@ def test_searxng_without_json_format_enabled_is_a_search_error(server):
 
 # -- the factory -------------------------------------------------------------------
 def test_factory_builds_each_backend_wrapped_in_the_source_filter(server):
-    from winellbot.search import get_search_backend
+    from winellbot.search.backends import get_search_backend
     from winellbot.search.filters import FilteredSearch
 
     server.routes["/doc"] = json_reply({"articles": [

@@ -14,6 +14,9 @@ import sys
 
 from winellbot.errors import WinellbotError
 
+# lazy imports: every call builds the whole parser, `winellbot health` (every 10 s on Toolforge)
+# included, so a command's modules are imported only when that command runs.
+
 log = logging.getLogger("winellbot")
 
 

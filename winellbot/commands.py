@@ -17,6 +17,9 @@ from winellbot.errors import ConfigError, StateError, WikiError
 from winellbot.state.db import State
 from winellbot.state.lock import JobLock
 
+# lazy imports: every command goes through this module, `winellbot health` (every 10 s) included,
+# so the factory and the wiki are imported only by the commands that build the bot.
+
 log = logging.getLogger(__name__)
 
 

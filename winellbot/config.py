@@ -64,7 +64,7 @@ def setting(default: Any = dataclasses.MISSING, *, factory: Any = dataclasses.MI
     return field(default=default, default_factory=factory, metadata={"domain": Domain(**domain)})
 
 
-# The search backends (winellbot.search.BACKENDS, not imported here: that would load the pipeline)
+# The search backends (winellbot.search.backends.BACKENDS, not imported here: that would load them all)
 # and the agent's stages, which ``llm.stage_models`` may name.
 SEARCH_BACKENDS = ("corpus", "gdelt", "brave", "searxng")
 STAGES = ("criteria", "navigator", "extractor", "aggregator", "editor", "judge")

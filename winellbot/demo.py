@@ -17,6 +17,8 @@ from pathlib import Path
 from winellbot.config import Settings, dump_settings
 from winellbot.bundled import sample_dir
 
+# lazy imports: the demo builds the whole bot, and only when it runs.
+
 DEFAULT_DIR = "var/demo"
 
 

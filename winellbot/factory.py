@@ -1,8 +1,8 @@
 """Builds the bot's collaborators from :class:`winellbot.config.Settings`.
 
 The one place where configuration meets code: every other module takes plain
-keyword arguments. Heavy or optional pieces (the model client, web search) are
-imported only when the settings ask for them.
+keyword arguments. Only the commands and the back-test import it. Heavy libraries (torch,
+transformers, sentence-transformers) load inside the modules that use them, when first used.
 """
 from __future__ import annotations
 
@@ -25,10 +25,11 @@ from winellbot.meaning import MINILM, Embedder, EmbeddingCache
 from winellbot.pipeline.agent import build_agent_pipeline
 from winellbot.pipeline.agent_hybrid import build_hybrid_pipeline
 from winellbot.pipeline.local_edit import LocalEditor
-from winellbot.pipeline.offline import OfflineEditor, build_offline_pipeline
+from winellbot.pipeline.offline.build import build_offline_pipeline
+from winellbot.pipeline.offline.editor import OfflineEditor
 from winellbot.pipeline.placement import fitted_model
-from winellbot.search import get_search_backend
 from winellbot.search._web import user_agent
+from winellbot.search.backends import get_search_backend
 from winellbot.search.corpus import LocalCorpus
 from winellbot.search.fetch import WebFetcher
 from winellbot.state.db import State
@@ -205,6 +206,7 @@ def build_wiki(settings: Settings, state_dir: Path) -> Wiki:
                                  simulate=w.simulate, max_wait=w.max_wait)
     else:
         site = wiki_site.operator_site(max_wait=w.max_wait)
+    # lazy: the writer imports pywikibot, which may load only after prepare_pywikibot() above
     from winellbot.wiki.writer import WikiWriter
 
     writer = WikiWriter(site, bot_user=w.username, shutoff_page=w.shutoff,

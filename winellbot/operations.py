@@ -16,6 +16,9 @@ import json
 from winellbot.config import Settings
 from winellbot.errors import ConfigError
 
+# lazy imports: the CLI builds its parser (this module's register) on every call, so what a command
+# runs (the factory, the wiki) is imported when it runs.
+
 COMMANDS = ("posted", "withdraw", "userpage", "health")
 DECIDED = ("accepted", "rejected")
 

@@ -11,6 +11,9 @@ from collections import Counter
 
 from winellbot.errors import ConfigError
 
+# lazy imports: the CLI builds its parser (this module's register) on every call, `winellbot health`
+# included, so the back-test's machinery is imported when it runs.
+
 
 def register(subparsers) -> argparse.ArgumentParser:
     """Add the ``backtest`` subcommand."""

@@ -22,15 +22,10 @@ import argparse
 import json
 from pathlib import Path
 
-from winellbot.bench.accept_fit import run as fit_acceptability
-from winellbot.bench.punct_fit import register as register_punctuation
-from winellbot.bench.punct_fit import run as fit_punctuation
-from winellbot.bench.score import THRESHOLD, LexicalJudge, placed_in
-from winellbot.bench.tasks import article_from_task, load_tasks
-from winellbot.meaning import Embedder, EmbeddingCache
-from winellbot.pipeline.offline import OfflineCriteria, OfflineExtractor, profile
-from winellbot.pipeline.pagetext import unglue
-from winellbot.pipeline.placement import EMBEDDED, FITTED, HAND_SET, TERMS, SectionPlacer, context_of
+from winellbot.pipeline.placement import EMBEDDED, FITTED, HAND_SET, TERMS
+
+# lazy imports: the CLI builds its parser (this module's register) on every call, `winellbot health`
+# included, so what the fits run is imported when they run.
 
 FOLDS = 5
 L2 = 0.01
@@ -64,6 +59,8 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--model", default="all-mpnet-base-v2", choices=["all-mpnet-base-v2", "all-MiniLM-L6-v2"],
                    help="the sentence model of the meaning term (default: %(default)s)")
 
+    from winellbot.bench.punct_fit import register as register_punctuation
+
     register_punctuation(p)
     return p
 
@@ -77,6 +74,13 @@ def placement_rows(tasks, embedder) -> list[tuple[str, str, object, object]]:
     """
     import numpy as np
 
+    from winellbot.bench.score import THRESHOLD, LexicalJudge, placed_in
+    from winellbot.bench.tasks import article_from_task
+    from winellbot.pipeline.offline.criteria import OfflineCriteria
+    from winellbot.pipeline.offline.extractor import OfflineExtractor
+    from winellbot.pipeline.offline.profile import profile
+    from winellbot.pipeline.pagetext import unglue
+    from winellbot.pipeline.placement import SectionPlacer, context_of
 
     every = {t: 1.0 for t in TERMS}  # every term computed
     judge, extractor = LexicalJudge(), OfflineExtractor()
@@ -158,11 +162,17 @@ def out_of_fold(rows) -> list[bool]:
 
 def run(args: argparse.Namespace) -> int:
     if args.what == "punctuation":
+        from winellbot.bench.punct_fit import run as fit_punctuation
+
         return fit_punctuation(args)
     if args.what == "acceptability":
+        from winellbot.bench.accept_fit import run as fit_acceptability
+
         return fit_acceptability(args)
     import numpy as np
 
+    from winellbot.bench.tasks import load_tasks
+    from winellbot.meaning import Embedder, EmbeddingCache
 
     tasks = load_tasks(args.tasks_dir, limit=args.limit)
     embedder = Embedder(EmbeddingCache(args.embedding_cache) if args.embedding_cache else None, model=args.model)

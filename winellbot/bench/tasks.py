@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from winellbot.article import parse_article
 from winellbot.errors import TaskError
 from winellbot.models import Article, Document, Paragraph, Section
 
@@ -91,16 +92,7 @@ _HEADING = re.compile(r"^(={2,6})\s*(.*?)\s*\1\s*$")
 
 
 def article_from_task(task: BotTask) -> Article:
-    """Parse a task's wikitext into an :class:`Article`.
-
-    Uses the project's article parser when it is available; the task format
-    (headings, blank-line paragraphs, ``*`` list lines, no markup) is simple
-    enough for the small fallback below.
-    """
-    try:
-        from winellbot.article import parse_article
-    except ImportError:
-        return parse_simple_article(task.title, task.wikitext)
+    """Parse a task's wikitext into an :class:`Article` with the bot's own article parser."""
     return parse_article(task.title, task.wikitext)
 
 

@@ -8,10 +8,8 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from winellbot import factory
-from winellbot.config import load_settings
-from winellbot.editor.annotate import ModelAnnotator
-from winellbot.state.db import State
+# lazy imports: the CLI builds its parser (this module's register) on every call, `winellbot health`
+# included, so each subcommand imports what it runs when it runs.
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -242,6 +240,11 @@ def _evaluate(args) -> int:
 
 def model_annotator(config_path: str | None) -> Callable:
     """The paper's annotation on the model of ``config_path`` (see :mod:`winellbot.editor.annotate`)."""
+    from winellbot import factory
+    from winellbot.config import load_settings
+    from winellbot.editor.annotate import ModelAnnotator
+    from winellbot.state.db import State
+
     settings = load_settings(config_path)
     state = State(settings.state.path)
     run_id = state.start_run("editor-evaluate")

@@ -29,7 +29,7 @@ from winellbot.llm.prompts import load_prompt
 from winellbot.llm.transformers_backend import TransformersBackend
 from winellbot.models import Citation, Document, Paragraph, Update
 from winellbot.pipeline.agent_edit import clean_reply
-from winellbot.pipeline.offline import OfflineEditor
+from winellbot.pipeline.offline.editor import OfflineEditor
 from winellbot.text import clean_suggestion_text, content_tokens, split_sentences
 
 SHORT_EDIT_TOKENS = 96  # one sentence; a reply cut here is still parsed

@@ -14,6 +14,9 @@ from pathlib import Path
 from winellbot.config import Settings
 from winellbot.outcomes.report import GROUPINGS, OutcomeReport, as_text, as_wikitext, plot
 
+# lazy imports: the CLI builds its parser (this module's register) on every call, so the state and
+# the wiki are imported when the report runs.
+
 PAGE = "Outcomes"  # under the bot's user page
 
 

@@ -26,7 +26,8 @@ from winellbot.pipeline.agent import AgentPipeline, build_agent_pipeline
 from winellbot.pipeline.agent_common import section_name
 from winellbot.pipeline.agent_extract import LLMExtractor
 from winellbot.pipeline.agent_navigate import LLMNavigator
-from winellbot.pipeline.offline import OfflineExtractor, build_offline_pipeline
+from winellbot.pipeline.offline.build import build_offline_pipeline
+from winellbot.pipeline.offline.extractor import OfflineExtractor
 from winellbot.pipeline.pipeline import Pipeline
 
 

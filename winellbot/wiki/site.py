@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
+from winellbot import __version__
 from winellbot.errors import ConfigError, WikiError
 from winellbot.wiki.boundary import boundary, bounded_wait, quiet_retries
 
@@ -171,8 +172,6 @@ def describe_bot(site: APISite, username: str | None) -> str:
     family, without asking the wiki).
     """
     import pywikibot
-
-    from winellbot import __version__
 
     url = user_page_url(site, username)
     if url:

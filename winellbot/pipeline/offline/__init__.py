@@ -17,13 +17,3 @@
 the free first pass the model pipeline can build on, and the bot's fallback when no model is
 configured; ``winellbot backtest`` measures it.
 """
-from winellbot.pipeline.offline.aggregator import OfflineAggregator
-from winellbot.pipeline.offline.build import build_offline_pipeline
-from winellbot.pipeline.offline.criteria import OfflineCriteria
-from winellbot.pipeline.offline.editor import OfflineEditor
-from winellbot.pipeline.offline.extractor import OfflineExtractor
-from winellbot.pipeline.offline.navigator import OfflineNavigator
-from winellbot.pipeline.offline.profile import profile
-
-__all__ = ["OfflineAggregator", "OfflineCriteria", "OfflineEditor", "OfflineExtractor", "OfflineNavigator",
-           "build_offline_pipeline", "profile"]
