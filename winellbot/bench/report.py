@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 from winellbot.llm.usage import table as llm_table
+from winellbot.plots import pyplot, save
 
 HEADLINE = ("c_soft", "c_hard", "c_hard_top", "s_acc", "cover_precision", "mean_best_recall", "readable")
 
@@ -37,12 +38,10 @@ def _cell(col: str, value) -> str:
 
 
 def plot(runs: dict[str, dict], path: str | Path) -> Path:
-    """Grouped bars of the headline figures per run, saved as PNG."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    """Grouped bars of the headline figures per run, saved as PNG (needs matplotlib)."""
+    plt = pyplot()
+    if plt is None:
+        raise ImportError("the back-test's plot needs matplotlib (pip install 'winellbot[report]')")
     fig, ax = plt.subplots(figsize=(9, 4.5))
     width = 0.8 / max(1, len(runs))
     for i, (name, f) in enumerate(runs.items()):
@@ -56,12 +55,7 @@ def plot(runs: dict[str, dict], path: str | Path) -> Path:
     ax.set_ylim(0, 105)
     ax.set_title("winellbot backtest")
     ax.legend()
-    fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return save(fig, path)
 
 
 def write_report(runs: dict[str, dict], directory: str | Path, *, notes: list[str] = ()) -> list[Path]:

@@ -23,6 +23,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from winellbot.escape import escape_text
+from winellbot.plots import pyplot, save
 
 OUTCOMES = ("adopted", "accepted", "rejected", "withdrawn", "expired", "open")
 GROUPINGS = ("section", "source", "gate", "month")
@@ -174,12 +175,8 @@ def as_wikitext(table: Table, *, bot_user: str, since: str | None = None) -> str
 
 def plot(table: Table, path: str | Path) -> Path | None:
     """The acceptance and adoption rates per month as a PNG; None when matplotlib is not installed."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         return None
     months = [m.group for m in table.months]
     fig, ax = plt.subplots(figsize=(7, 3.5))
@@ -190,8 +187,4 @@ def plot(table: Table, path: str | Path) -> Path | None:
     ax.set_ylim(0, 100)
     ax.set_title("Suggestions adopted and accepted, by month posted")
     ax.legend()
-    fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return save(fig, path)
