@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what winellbot needs on a fresh Debian machine; safe to run again.
 #   - Debian packages for the private local MediaWiki used by the demo and the tests
-#     (and, with the dev extras, Debian's chromium, which the tests use as a headless browser)
+#     (and, with the dev extras, Debian's chromium, which the tests use as a headless browser, and
+#     mariadb-server, whose programs the tests run as a MariaDB server of their own)
 #   - a virtual environment in .venv with winellbot and its dependencies
 # Usage: bash scripts/setup.sh [extras]   (default extras: dev)
 set -euo pipefail
@@ -10,8 +11,9 @@ extras="${1:-dev}"
 
 need=()
 packages=(mediawiki php-cli php-sqlite3 php-intl php-mbstring php-xml)
-# The tests render the demo's pages in a real browser (headless chromium).
-case ",${extras}," in *,dev,*) packages+=(chromium) ;; esac
+# The tests render the demo's pages in a real browser (headless chromium), and run the state on a
+# real MariaDB server of their own (tests/mariadb.py starts it unprivileged: no system service is used).
+case ",${extras}," in *,dev,*) packages+=(chromium mariadb-server) ;; esac
 for pkg in "${packages[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
