@@ -58,10 +58,11 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, metavar="N")
     p.add_argument("--model", default="all-mpnet-base-v2", choices=["all-mpnet-base-v2", "all-MiniLM-L6-v2"],
                    help="the sentence model of the meaning term (default: %(default)s)")
-
-    from winellbot.bench.punct_fit import register as register_punctuation
-
-    register_punctuation(p)
+    p.add_argument("--epochs", type=float, help="passes over the windows (punctuation; default: the trainer's)")
+    p.add_argument("--max-windows", type=int, default=0,
+                   help="windows sampled for training, at most (punctuation; default: all)")
+    p.add_argument("--folds", default="all",
+                   help="the folds to measure: all, none or e.g. 0,1 (punctuation; default %(default)s)")
     return p
 
 

@@ -43,16 +43,6 @@ RATE = 3e-3
 BATCH = 32
 
 
-def register(parser) -> None:
-    """The punctuation options of ``winellbot fit`` (added to its parser by :mod:`winellbot.bench.fit`)."""
-    parser.add_argument("--epochs", type=float, default=EPOCHS,
-                        help="passes over the windows (punctuation; default %(default)s)")
-    parser.add_argument("--max-windows", type=int, default=0,
-                        help="windows sampled for training, at most (punctuation; default: all)")
-    parser.add_argument("--folds", default="all",
-                        help="the folds to measure: all, none or e.g. 0,1 (punctuation; default %(default)s)")
-
-
 def task_texts(task) -> list[str]:
     """The cased running text of a task: its article's paragraphs and its cased documents."""
     prose = [p for p in task.wikitext.split("\n\n") if p.strip() and not p.lstrip().startswith("=")]
@@ -172,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
     for fold in folds:
         train_set = [w for k, ws in enumerate(by_fold) if k != fold for w in ws]
         rng.shuffle(train_set)
-        parts = train(train_set[:cap], epochs=args.epochs)
+        parts = train(train_set[:cap], epochs=args.epochs or EPOCHS)
         guess = predict(parts, by_fold[fold])
         pooled_truth += by_fold[fold]
         pooled_guess += guess
@@ -182,5 +172,5 @@ def run(args: argparse.Namespace) -> int:
     if args.write:
         everything = [w for ws in by_fold for w in ws]
         rng.shuffle(everything)
-        print(f"written: {save(train(everything[:cap], epochs=args.epochs))}")
+        print(f"written: {save(train(everything[:cap], epochs=args.epochs or EPOCHS))}")
     return 0

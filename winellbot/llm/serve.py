@@ -10,7 +10,6 @@ import argparse
 import signal
 import threading
 
-from winellbot.llm.local_server import LocalModelServer
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -29,6 +28,9 @@ def register(subparsers) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace, *, stop: threading.Event | None = None) -> int:
     """Start the server, print where it answers, wait for a signal (or ``stop``), stop it."""
     stop = stop or threading.Event()
+    # lazy: the CLI builds its parser (this module's register) on every call
+    from winellbot.llm.local_server import LocalModelServer
+
     server = LocalModelServer(args.model or None, port=args.port, n_ctx=args.n_ctx,
                               threads=args.threads or None, log_path=args.log or None)
     previous = {}

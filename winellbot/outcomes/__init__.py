@@ -7,3 +7,6 @@
 * :mod:`winellbot.outcomes.cli`: ``winellbot outcomes``;
 * :mod:`winellbot.outcomes.learning`: the outcomes as examples for the acceptability score and the editor.
 """
+
+# How the outcome table may be grouped (``winellbot outcomes --by``).
+GROUPINGS = ("section", "source", "gate", "month")

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from winellbot.config import Settings
-from winellbot.outcomes.report import GROUPINGS, OutcomeReport, as_text, as_wikitext, plot
+from winellbot.outcomes import GROUPINGS
 
 # lazy imports: the CLI builds its parser (this module's register) on every call, so the state and
 # the wiki are imported when the report runs.
@@ -34,6 +34,7 @@ def register(subparsers, common) -> None:
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from winellbot.commands import open_state
     from winellbot.operations import _since
+    from winellbot.outcomes.report import OutcomeReport, as_text
     from winellbot.state.outcomes import OutcomeStore
 
     since = _since(args.since) if args.since else None
@@ -53,6 +54,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
 def write_report(table, directory: str | Path) -> list[Path]:
     """The report's files in ``directory``; the plot is left out (and said so) without matplotlib."""
+    from winellbot.outcomes.report import as_text, plot
+
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
     md, js = folder / "outcomes.md", folder / "outcomes.json"
@@ -68,6 +71,7 @@ def publish(settings: Settings, table, since: str | None) -> str:
     """Save the table as wikitext to ``User:<bot>/Outcomes``; returns the page and its revision."""
     from winellbot import factory
     from winellbot.commands import state_dir
+    from winellbot.outcomes.report import as_wikitext
 
     wiki = factory.build_wiki(settings, state_dir(settings))
     title = f"User:{settings.wiki.username}/{PAGE}"

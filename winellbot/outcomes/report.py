@@ -23,10 +23,10 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from winellbot.escape import escape_text
+from winellbot.outcomes import GROUPINGS
 from winellbot.plots import pyplot, save
 
 OUTCOMES = ("adopted", "accepted", "rejected", "withdrawn", "expired", "open")
-GROUPINGS = ("section", "source", "gate", "month")
 
 
 def outcome_of(row: dict) -> str:
