@@ -43,7 +43,7 @@ A real model behind a real server:
     with ``local_n_ctx = 2048`` and ``local_threads = 1`` gets. When it cannot start the test FAILS with the reason: never skipped.
 
 ``scripts/test.sh`` runs the suite in two processes (pytest-xdist): each worker is a session of its own, with
-its own wiki and model server; a module goes whole to one worker (see ``_group_for_xdist``).
+its own wiki and model server; a module goes whole to one worker (see ``heavy_modules_first``).
 
 Tests using any of the wiki fixtures are marked ``wiki`` automatically; they are skipped with a message when php or
 MediaWiki is not installed (``python -c "from winellbot.localwiki import ensure_packages;
@@ -74,11 +74,7 @@ _SKIP_REASON = ("php or Debian's mediawiki package is not installed "
                 "(apt-get install mediawiki php-cli php-sqlite3 php-intl php-mbstring php-xml)")
 
 
-# Fixtures whose tests share one worker when the suite runs in two processes (see _group_for_xdist).
-XDIST_GROUPS = {"local_model_server": "local_model_server"}
-
-
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the xdist_group marks
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     available = mediawiki_available()
     for item in items:
@@ -87,28 +83,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if not available and item.get_closest_marker("wiki"):
             item.add_marker(pytest.mark.skip(reason=_SKIP_REASON))
     if os.environ.get("PYTEST_XDIST_WORKER"):
-        _group_for_xdist(items)
+        heavy_modules_first(items)
 
 
-def _group_for_xdist(items: list[pytest.Item]) -> None:
-    """How the suite splits over two processes (``scripts/test.sh``: ``-n 2 --dist loadgroup --no-loadscope-reorder``).
+def heavy_modules_first(items: list[pytest.Item]) -> None:
+    """The order in which the suite's modules are handed out when it runs in two processes.
 
-    Each xdist worker is a pytest session of its own, with its own scratch ``PYWIKIBOT_DIR``, its own
-    ``local_wiki`` (in the worker's own temporary folder, on a free port) and its own ``local_model_server``.
-    The unit of work handed to a worker is a whole test module, so its module fixtures (the tiny model, the
-    wheel and its venv) are built once and its tests run in their usual order; a test that uses a fixture
-    of ``XDIST_GROUPS`` joins that group instead, so all of them run in one worker beside one server. Modules
-    with wiki or slow tests, and the groups, are handed out first, so that the two workers finish together.
-    Every test still runs; a serial run (no xdist) is left exactly as it was.
+    ``scripts/test.sh`` runs ``-n 2 --dist loadfile --no-loadscope-reorder``: each xdist worker is a pytest
+    session of its own, with its own scratch ``PYWIKIBOT_DIR``, its own ``local_wiki`` (in the worker's own
+    temporary folder, on a free port) and its own ``local_model_server``; each test module goes whole to one
+    worker, in this order, so its module fixtures (the tiny model, the wheel and its venv, a module's posted
+    suggestions) are built once and its tests run in their usual order. Modules with wiki or slow tests, or
+    with the model server's, go first, so that the two workers finish together. A serial run is left as it was.
+    (Not ``--dist loadgroup``: pytest-xdist 3.8 writes the ``xdist_group`` name into ``item._nodeid``, which
+    pytest 9 no longer reads, so its groups are silently ignored.)
     """
-    heavy = set()
-    for item in items:
-        group = next((g for f, g in XDIST_GROUPS.items() if f in getattr(item, "fixturenames", ())), None)
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(group or item.path.name))
-        if group or item.get_closest_marker("wiki") or item.get_closest_marker("slow"):
-            heavy.add(item.path)
-    items.sort(key=lambda item: item.path not in heavy)  # stable: the usual order within each half
+    heavy = {item.path for item in items
+             if item.get_closest_marker("wiki") or item.get_closest_marker("slow")
+             or "local_model_server" in getattr(item, "fixturenames", ())}
+    items.sort(key=lambda item: item.path not in heavy)  # stable: the usual order within each part
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -30,27 +30,34 @@ def test_the_check_sees_an_import_of_a_test_file(tmp_path):
 
 
 class FakeItem:
-    """What ``conftest._group_for_xdist`` reads of a collected test: its file, fixtures and marks."""
+    """What ``conftest.heavy_modules_first`` reads of a collected test: its file, fixtures and marks."""
 
     def __init__(self, name: str, fixtures=(), marks=()):
-        self.path, self.fixturenames, self.marks = TESTS / name, list(fixtures), list(marks)
+        self.name, self.path, self.fixturenames, self.marks = name, TESTS / name, list(fixtures), list(marks)
 
     def get_closest_marker(self, name):
         return next((m for m in self.marks if m.name == name), None)
 
-    def add_marker(self, decorator):
-        self.marks.append(decorator.mark)
 
-
-def test_two_processes_keep_modules_whole_share_the_model_server_and_start_with_the_heavy_ones():
+def test_two_processes_start_with_the_modules_of_the_wiki_the_model_server_and_the_slow_tests():
     import pytest
 
-    from conftest import _group_for_xdist
+    from conftest import heavy_modules_first
 
-    items = [FakeItem("test_a.py"), FakeItem("test_a.py"), FakeItem("test_b.py", ["site"], [pytest.mark.wiki.mark]),
-             FakeItem("test_c.py", ["local_model_server"]), FakeItem("test_c.py"),
-             FakeItem("test_d.py", marks=[pytest.mark.xdist_group("mine").mark])]
-    _group_for_xdist(items)
-    groups = [(item.path.name, item.get_closest_marker("xdist_group").args[0]) for item in items]
-    assert groups == [("test_b.py", "test_b.py"), ("test_c.py", "local_model_server"), ("test_c.py", "test_c.py"),
-                      ("test_a.py", "test_a.py"), ("test_a.py", "test_a.py"), ("test_d.py", "mine")]
+    wiki, slow = pytest.mark.wiki.mark, pytest.mark.slow.mark
+    items = [FakeItem("test_a.py"), FakeItem("test_b.py"), FakeItem("test_b.py", ["site"], [wiki]),
+             FakeItem("test_c.py", ["local_model_server"]), FakeItem("test_d.py"), FakeItem("test_e.py", marks=[slow]),
+             FakeItem("test_c.py")]
+    heavy_modules_first(items)
+    assert [item.name for item in items] == ["test_b.py", "test_b.py", "test_c.py", "test_e.py", "test_c.py",
+                                             "test_a.py", "test_d.py"]
+
+
+def test_the_model_server_is_shared_by_one_module_only():
+    """Each process starts its own llama.cpp server for the tests that use it; with them all in one module,
+    which goes whole to one process, it is started once in a run."""
+    def uses_the_server(path: Path) -> bool:
+        return any(isinstance(node, ast.FunctionDef) and "local_model_server" in {a.arg for a in node.args.args}
+                   for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
+
+    assert sorted(p.name for p in TESTS.glob("test_*.py") if uses_the_server(p)) == ["test_local_server.py"]
