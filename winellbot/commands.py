@@ -24,7 +24,9 @@ log = logging.getLogger(__name__)
 
 
 def open_state(settings: Settings, *, readonly: bool = False) -> State:
-    return State(settings.state.path, readonly=readonly, journal_mode=settings.state.journal_mode)
+    """The configured state: the MariaDB database of ``[state] url``, or else the SQLite file at ``path``."""
+    return State(settings.state.path, readonly=readonly, journal_mode=settings.state.journal_mode,
+                 url=settings.state.url or None)
 
 
 @contextlib.contextmanager
@@ -52,7 +54,7 @@ def dry_run_copy(settings: Settings) -> State:
     """An in-memory copy of the state for a dry run. The file is opened read-only only for the
     moment of copying: a dry run holds no connection a real job's writes would wait on (issue 30: a
     real job beside dry runs died with "database is locked")."""
-    if not Path(settings.state.path).is_file():
+    if not settings.state.url and not Path(settings.state.path).is_file():
         return State()
     real = open_state(settings, readonly=True)
     try:
@@ -217,7 +219,7 @@ def status(settings: Settings, *, as_json: bool = False) -> int:
     if as_json:
         print(json.dumps(info, indent=2, default=str))
         return 0
-    print(f"state: {settings.state.path} (schema {info['schema']})")
+    print(f"state: {state.path} (schema {info['schema']})")
     print("tables: " + ", ".join(f"{k} {v}" for k, v in info["tables"].items()))
     print("suggestions by status: " + (", ".join(f"{k} {v}" for k, v in info["by_status"].items()) or "none"))
     print("gate findings: " + (", ".join(f"{g}/{s} {n}" for g, s, n in info["gates"]) or "none"))

@@ -182,6 +182,11 @@ class LLMSettings:
 @dataclass
 class StateSettings:
     path: str = "winellbot.sqlite"
+    # A MariaDB database for the state (ToolsDB on Toolforge), as a SQLAlchemy URL:
+    # "mysql+pymysql://user:password@host/database", or with the credentials read from a MySQL
+    # option file: "mysql+pymysql://host/database?read_default_file=~/replica.my.cnf". Empty: the
+    # SQLite file at path.
+    url: str = ""
     # "auto": WAL on a local disk, the rollback journal (delete) on NFS and other network filesystems
     journal_mode: str = setting("auto", choices=("auto", "wal", "delete", "truncate"))
 

@@ -1,23 +1,27 @@
-"""The bot's state in SQLite, through sqlite-utils.
+"""The bot's state: SQLite through sqlite-utils (the default), or MariaDB (``[state] url``).
 
-Schema changes are named migrations applied in order inside a transaction and
-recorded in ``_migrations``; a database made by an older version is brought
-forward on open. Every write of the pipeline's output happens in one
-transaction, so a crash leaves either all of a page's findings or none.
+On MariaDB the database object is a :class:`winellbot.state.sqldb.SqlDatabase`, which answers the
+sqlite-utils calls made here through SQLAlchemy Core (why that layer: see that module), so every
+method below runs its same SQL on either engine. SQLAlchemy is imported only for MariaDB or to
+apply a migration: an up-to-date SQLite state opens as fast as before (``winellbot health`` runs
+every 10 s). Schema changes are named migrations (winellbot/state/migrations.py) applied in order
+and recorded in ``_migrations``; a database made by an older version is brought forward on open.
+Every write of the pipeline's output happens in one transaction, so a crash leaves either all of a
+page's findings or none.
 """
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 
 import sqlite_utils
 
 from winellbot.errors import StateError
 from winellbot.models import Citation, Document, Edit, GateFinding, PipelineResult, Suggestion, Update
-from winellbot.state.outcomes import migrate_006
+from winellbot.state.migrations import MIGRATIONS
 
 BUSY_TIMEOUT_MS = 30_000  # a reader (status) or a dry run waits this long for a writer
 # Filesystems where several machines share the file: SQLite's WAL needs shared memory
@@ -32,117 +36,22 @@ def now() -> str:
     return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
 
 
-def _m001_initial(db: sqlite_utils.Database) -> None:
-    db["pages"].create(
-        {"title": str, "opted_in": int, "last_revid": int, "last_checked": str, "last_run": str,
-         "next_due": str, "last_error": str},
-        pk="title",
-    )
-    db["runs"].create(
-        {"id": int, "started": str, "finished": str, "status": str, "backend": str, "pages": int,
-         "suggestions": int, "posted": int, "errors": int},
-        pk="id",
-    )
-    db["sources"].create(
-        {"url": str, "original_url": str, "title": str, "publisher": str, "published": str,
-         "fetched_at": str, "status": str, "error": str, "content_hash": str, "text": str},
-        pk="url",
-    )
-    db["updates"].create(
-        {"key": str, "run_id": int, "page": str, "section": str, "text": str, "quote": str,
-         "url": str, "event_date": str, "score": float, "reason": str},
-        pk="key",
-    )
-    db["decisions"].create(
-        {"id": int, "run_id": int, "page": str, "update_key": str, "action": str, "reason": str,
-         "replaces": str, "created": str},
-        pk="id",
-    )
-    db["steps"].create(
-        {"id": int, "run_id": int, "page": str, "query": str, "chosen_url": str, "reason": str},
-        pk="id",
-    )
-    db["suggestions"].create(
-        {"id": str, "run_id": int, "page": str, "revid": int, "section": str, "paragraph_index": int,
-         "old_paragraph": str, "new_paragraph": str, "added_text": str, "update_text": str,
-         "quoted": int, "citation": str, "quote": str, "url": str, "status": str, "status_reason": str, "created": str, "updated": str},
-        pk="id",
-    )
-    db["gate_results"].create(
-        {"id": int, "suggestion_id": str, "gate": str, "severity": str, "message": str, "created": str},
-        pk="id",
-    )
-    db["posts"].create(
-        {"id": int, "suggestion_id": str, "target": str, "revid": int, "section_title": str,
-         "posted_at": str},
-        pk="id",
-    )
-    db["llm_calls"].create(
-        {"id": int, "run_id": int, "stage": str, "backend": str, "model": str, "request_hash": str,
-         "prompt_tokens": int, "completion_tokens": int, "cached": int, "seconds": float,
-         "error": str, "created": str},
-        pk="id",
-    )
-    db["llm_cache"].create({"key": str, "reply": str, "created": str}, pk="key")
-    db["errors"].create(
-        {"id": int, "run_id": int, "page": str, "stage": str, "message": str, "created": str},
-        pk="id",
-    )
-    db["suggestions"].create_index(["page", "status"])
-    db["posts"].create_index(["suggestion_id"])
-    db["decisions"].create_index(["run_id", "page"])
-
-
-def _m002_post_links(db: sqlite_utils.Database) -> None:
-    # The permanent link of each post (the revision that added it, anchored at the suggestion),
-    # so that `winellbot posted` can list where everything went without asking the wiki.
-    db["posts"].add_column("url", str)
-    db["posts"].create_index(["posted_at"])
-
-
-def _m003_review_pages(db: sqlite_utils.Database) -> None:
-    # The last revision of each page holding posted suggestions whose verdicts the bot has read.
-    db["review_pages"].create({"target": str, "seen_revid": int, "checked": str}, pk="target")
-
-
-def _m004_hostile_sources(db: sqlite_utils.Database) -> None:
-    # Why a source was found addressing an AI or the reader with instructions (gates/hostile.py).
-    db["sources"].add_column("hostile", str)
-
-
-def _m005_suggestion_reasons(db: sqlite_utils.Database) -> None:
-    # The reason of the update as the suggestion was made from it: the pipeline's last looks
-    # (placing again by meaning, widening) rewrite the reason the loop recorded with the update.
-    db["suggestions"].add_column("update_reason", str)
-
-
-def _m006_outcomes(db: sqlite_utils.Database) -> None:
-    # What became of each posted suggestion: adoption, reviewers' verdicts (winellbot/state/outcomes.py).
-
-    migrate_006(db)
-
-
-MIGRATIONS: list[tuple[str, Callable[[sqlite_utils.Database], None]]] = [
-    ("001_initial", _m001_initial),
-    ("002_post_links", _m002_post_links),
-    ("003_review_pages", _m003_review_pages),
-    ("004_hostile_sources", _m004_hostile_sources),
-    ("005_suggestion_reasons", _m005_suggestion_reasons),
-    ("006_outcomes", _m006_outcomes),
-]
-
-
 class State:
     """The one place state is read and written.
 
-    ``readonly`` opens an existing database for reading only (``winellbot status``): nothing is
-    created or migrated. ``journal_mode`` is "auto" (WAL on a local disk, DELETE on a network
-    filesystem, where WAL's shared memory does not work), or a mode SQLite knows.
+    ``url`` (``mysql+pymysql://user:password@host/database``) puts the state on MariaDB; without
+    it the state is the SQLite file at ``path``. ``readonly`` opens an existing database for
+    reading only (``winellbot status``): nothing is created or migrated. ``journal_mode`` (SQLite)
+    is "auto" (WAL on a local disk, DELETE on a network filesystem, where WAL's shared memory does
+    not work), or a mode SQLite knows.
     """
 
     def __init__(self, path: str | Path = ":memory:", *, readonly: bool = False,
-                 journal_mode: str = "auto") -> None:
-        self.path = str(path)
+                 journal_mode: str = "auto", url: str | None = None) -> None:
+        if url:
+            self._open_server(url, readonly)
+            return
+        self.path, self.engine = str(path), "sqlite"
         memory = self.path == ":memory:"
         try:
             if readonly:
@@ -166,12 +75,39 @@ class State:
             raise StateError(f"cannot open state database {path}: {exc} (a damaged file: restore it from a "
                              "backup, or move it aside and the next run starts a new one)") from exc
 
+    def _open_server(self, url: str, readonly: bool) -> None:
+        """Open the state on a database server; SQLAlchemy's errors become one StateError line."""
+        # lazy: SQLAlchemy takes about 0.4 s to import; only a state on a server needs it
+        from winellbot.state.sqldb import SqlDatabase, hidden
+
+        self.path, self.engine = hidden(url), "mysql"
+        try:
+            self.db = SqlDatabase(url)
+            made = "_migrations" in self.db.table_names()
+            if not readonly:
+                with self.db.named_lock("migrate"):  # jobs starting together migrate one after another
+                    self.migrate()
+        except Exception as exc:  # the server's errors (ServerError), SQLAlchemy's on a malformed URL
+            why = str(exc).split(": ", 1)[-1] if isinstance(exc, StateError) else str(exc).splitlines()[0]
+            raise StateError(f"cannot open state database {self.path}: {why}") from exc
+        if readonly and not made:
+            raise StateError(f"no state in the database {self.path} (no job has run with this configuration yet)")
+
     def snapshot(self) -> State:
-        """An in-memory copy of this state: a dry run works on it and leaves the real one as it was."""
+        """An in-memory SQLite copy of this state: a dry run works on it and leaves the real one as it was."""
         copy = State.__new__(State)
-        copy.path = ":memory:"
+        copy.path, copy.engine = ":memory:", "sqlite"
         copy.db = sqlite_utils.Database(memory=True)
-        self.db.conn.backup(copy.db.conn)
+        if self.engine == "sqlite":
+            self.db.conn.backup(copy.db.conn)
+            return copy
+        copy.migrate()
+        for table in self.db.table_names():
+            columns = {c.name for c in self.db[table].columns}
+            rows = [{k: v for k, v in r.items() if k != "rowid"}  # rowid: SQLite's own, in the order inserted
+                    for r in self.db[table].rows_where(order_by='"rowid"' if "rowid" in columns else None)]
+            if rows and table != "_migrations":
+                copy.db[table].insert_all(rows, alter=True)
         return copy
 
     def keep_dry_run(self, dry: State, run_id: int) -> int | None:
@@ -197,17 +133,22 @@ class State:
 
     # -- schema ----------------------------------------------------------
     def migrate(self) -> list[str]:
-        self.db["_migrations"].create({"name": str, "applied_at": str}, pk="name", if_not_exists=True)
-        done = {r["name"] for r in self.db["_migrations"].rows}
-        applied = []
-        for name, fn in MIGRATIONS:
-            if name in done:
-                continue
+        """Apply the migrations this database lacks, in order; returns their names."""
+        tables = self.db.table_names()
+        done = {r["name"] for r in self.db["_migrations"].rows} if "_migrations" in tables else set()
+        pending = [(name, fn) for name, fn in MIGRATIONS if name not in done]
+        if not pending:
+            return []
+        # lazy: SQLAlchemy takes about 0.4 s to import; an up-to-date SQLite state never needs it
+        from winellbot.state.schema import Schema
+
+        schema = Schema(self.db)
+        schema.create("_migrations", {"name": str, "applied_at": str}, pk="name")
+        for name, fn in pending:
             with self.db.atomic():
-                fn(self.db)
-                self.db["_migrations"].insert({"name": name, "applied_at": now()})
-            applied.append(name)
-        return applied
+                fn(schema)
+                self.db["_migrations"].insert({"name": name, "applied_at": now()}, pk="name", ignore=True)
+        return [name for name, _ in pending]
 
     @property
     def version(self) -> str:
@@ -331,7 +272,7 @@ class State:
         path = tuple(p for p in (row["section"] or "").split(" > ") if p)
         update = Update(row["update_text"], path, row["quote"] or "", document, reason=row.get("update_reason") or "")
         if not update.reason:  # a row from before migration 005: the loop's record of the update
-            kept = list(self.db["updates"].rows_where("key = ?", [update.key], select="reason"))
+            kept = list(self.db["updates"].rows_where('"key" = ?', [update.key], select="reason"))
             if kept and kept[0]["reason"]:
                 update = dataclasses.replace(update, reason=kept[0]["reason"])
         edit = Edit(row["old_paragraph"] or "", row["new_paragraph"] or "", row["added_text"] or "", citation,
@@ -399,7 +340,7 @@ class State:
             self.db["llm_calls"].insert({"created": now(), **fields}, alter=True)
 
     def cache_get(self, key: str) -> str | None:
-        rows = list(self.db["llm_cache"].rows_where("key = ?", [key]))
+        rows = list(self.db["llm_cache"].rows_where('"key" = ?', [key]))
         return rows[0]["reply"] if rows else None
 
     def cache_put(self, key: str, reply: str) -> None:

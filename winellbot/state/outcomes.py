@@ -13,15 +13,14 @@ import datetime as dt
 import json
 from collections.abc import Iterable
 
-import sqlite_utils
-
 OUTCOME_FIELDS = ("adopted_revid", "adopted_at", "adopted_how", "adopted_source", "adopted_sentence",
                   "adopted_paragraph", "adopted_section", "adoption_days", "adopted_exact")
 
 
-def migrate_006(db: sqlite_utils.Database) -> None:
-    """Tables of migration 006_outcomes."""
-    db["outcomes"].create(
+def migrate_006(schema) -> None:
+    """Tables of migration 006_outcomes (``schema``: a :class:`winellbot.state.schema.Schema`)."""
+    schema.create(
+        "outcomes",
         {"suggestion_id": str, "page": str, "posted_at": str, "fact": str, "names": str, "figures": str,
          "words": str, "source_url": str, "baseline_revid": int, "baseline_urls": str,
          "baseline_sentences": str, "features": str, "adopted_revid": int, "adopted_at": str,
@@ -30,18 +29,19 @@ def migrate_006(db: sqlite_utils.Database) -> None:
          "reverted_at": str, "expired_at": str},
         pk="suggestion_id",
     )
-    db["outcomes"].create_index(["page"])
-    db["verdicts"].create(
+    schema.create_index("outcomes", ["page"])
+    schema.create(
+        "verdicts",
         {"id": int, "suggestion_id": str, "target": str, "revid": int, "status": str, "reasons": str,
          "note": str, "set_by": str, "trusted": int, "why_untrusted": str, "seen_at": str},
         pk="id",
     )
-    db["verdicts"].create_index(["suggestion_id"])
-    db["outcome_pages"].create({"title": str, "seen_revid": int, "checked": str}, pk="title")
+    schema.create_index("verdicts", ["suggestion_id"])
+    schema.create("outcome_pages", {"title": str, "seen_revid": int, "checked": str}, pk="title")
 
 
 class OutcomeStore:
-    """Reads and writes the outcome tables of a :class:`winellbot.state.db.State`."""
+    """Reads and writes the outcome tables of a :class:`winellbot.state.db.State` (either engine)."""
 
     def __init__(self, state) -> None:
         self.state = state

@@ -1,0 +1,83 @@
+"""The bot's commands against the real local wiki with the state on MariaDB (tests/mariadb.py)."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from mariadb import mariadb, mariadb_url  # noqa: F401 - the fixtures
+
+from winellbot.cli import main
+from winellbot.config import dump_settings
+from winellbot.state.db import State
+
+
+def _config(settings, tmp_path) -> str:
+    path = tmp_path / "winellbot.toml"
+    path.write_text(dump_settings(settings), encoding="utf-8")
+    return str(path)
+
+
+def test_once_status_posted_and_a_dry_run_with_the_state_on_mariadb(scene, mariadb_url, tmp_path, capsys):
+    s = scene["settings"]
+    s.state.url = mariadb_url
+    config = _config(s, tmp_path)
+    assert main(["once", "--force", "--config", config, f"-page:{scene['opted']}", f"-page:{scene['listed']}"]) == 0
+    assert not (tmp_path / "state.sqlite").exists(), "nothing went to the SQLite file"
+    state = State(url=mariadb_url)
+    posted = state.suggestions(status="posted")
+    assert {r["page"] for r in posted} == {scene["opted"], scene["listed"]}
+    capsys.readouterr()
+    assert main(["status", "--config", config, "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["by_status"]["posted"] == len(posted) and info["runs"][0]["status"] == "done"
+    assert main(["status", "--config", config]) == 0
+    out = capsys.readouterr().out
+    assert "state: mysql+pymysql://winellbot:***@" in out and "test-password" not in out
+    assert main(["posted", "--config", config, "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {r["id"] for r in rows} == {r["id"] for r in posted} and all("oldid=" in r["url"] for r in rows)
+    runs = state.db["runs"].count
+    assert main(["once", "--force", "--dry-run", "--config", config, f"-page:{scene['opted']}"]) == 0
+    assert state.db["runs"].count == runs + 1 and state.latest_run()["status"] == "dry-run"
+    assert {r["id"] for r in state.suggestions(status="posted")} == {r["id"] for r in posted}
+
+
+def test_sigkill_while_posting_never_posts_twice_and_loses_nothing_on_mariadb(scene, site, mariadb_url, tmp_path):
+    """tests/test_bot_wiki.py's crash test with the state on MariaDB: killed right after its first wiki
+    write, before the state records it, the next run posts everything once."""
+    import pywikibot
+
+    s = scene["settings"]
+    s.state.url = mariadb_url
+    config = _config(s, tmp_path)
+    env = dict(os.environ, WINELLBOT_PAUSE_AFTER_WRITE="60", PYTHONUNBUFFERED="1")
+    cmd = [sys.executable, "-m", "winellbot.cli", "once", "--force", "--config", config,
+           f"-page:{scene['opted']}", f"-page:{scene['listed']}"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    talk = pywikibot.Page(site, f"Talk:{scene['opted']}")
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None:
+        talk = pywikibot.Page(site, talk.title())
+        if "winellbot-suggestion" in talk.text:
+            break
+        time.sleep(0.3)
+    assert proc.poll() is None, proc.stdout.read().decode()
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    state = State(url=mariadb_url)
+    found = {row["id"] for row in state.suggestions(status="proposed")}
+    assert found and not state.suggestions(status="posted"), "killed before state recorded the post"
+
+    env.pop("WINELLBOT_PAUSE_AFTER_WRITE")
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    texts = pywikibot.Page(site, talk.title()).text + pywikibot.Page(site, f"{s.wiki.queue}/{scene['listed']}").text
+    posted = {row["id"] for row in state.suggestions(status="posted")}
+    assert found <= posted, "everything found before the crash was posted after it"
+    for sid in posted:
+        assert texts.count(f"<!-- winellbot-suggestion:{sid} -->") == 1, sid
+    assert [r["status"] for r in state.db["runs"].rows_where(order_by="id")] == ["killed", "done"]

@@ -1,0 +1,89 @@
+"""The state's schema as named migrations, run in order on SQLite or MariaDB.
+
+Each migration takes a :class:`winellbot.state.schema.Schema` (which writes the engine's DDL) and
+is recorded in ``_migrations`` once applied; :meth:`winellbot.state.db.State.migrate` runs the ones
+a database lacks, each in a transaction (on SQLite the whole migration or none of it; on MariaDB
+each statement commits on its own and every step is idempotent, so a cut-short migration is
+finished by the next open). A name, once released, never changes: it is what a database records.
+
+This module imports no SQLAlchemy: the state reads the names on every open, and only a database
+with a migration to apply loads the schema writer.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from winellbot.state.outcomes import migrate_006
+
+
+def _m001_initial(schema) -> None:
+    schema.create("pages", {"title": str, "opted_in": int, "last_revid": int, "last_checked": str, "last_run": str,
+                            "next_due": str, "last_error": str}, pk="title")
+    schema.create("runs", {"id": int, "started": str, "finished": str, "status": str, "backend": str, "pages": int,
+                           "suggestions": int, "posted": int, "errors": int}, pk="id")
+    schema.create("sources", {"url": str, "original_url": str, "title": str, "publisher": str, "published": str,
+                              "fetched_at": str, "status": str, "error": str, "content_hash": str, "text": str},
+                  pk="url")
+    schema.create("updates", {"key": str, "run_id": int, "page": str, "section": str, "text": str, "quote": str,
+                              "url": str, "event_date": str, "score": float, "reason": str}, pk="key")
+    schema.create("decisions", {"id": int, "run_id": int, "page": str, "update_key": str, "action": str,
+                                "reason": str, "replaces": str, "created": str}, pk="id")
+    schema.create("steps", {"id": int, "run_id": int, "page": str, "query": str, "chosen_url": str, "reason": str},
+                  pk="id")
+    # rowid: State.suggestions lists them in the order they were made (SQLite's rowid; a column on MariaDB)
+    schema.create("suggestions", {"id": str, "run_id": int, "page": str, "revid": int, "section": str,
+                                  "paragraph_index": int, "old_paragraph": str, "new_paragraph": str,
+                                  "added_text": str, "update_text": str, "quoted": int, "citation": str,
+                                  "quote": str, "url": str, "status": str, "status_reason": str, "created": str,
+                                  "updated": str}, pk="id", rowid=True)
+    schema.create("gate_results", {"id": int, "suggestion_id": str, "gate": str, "severity": str, "message": str,
+                                   "created": str}, pk="id")
+    schema.create("posts", {"id": int, "suggestion_id": str, "target": str, "revid": int, "section_title": str,
+                            "posted_at": str}, pk="id")
+    schema.create("llm_calls", {"id": int, "run_id": int, "stage": str, "backend": str, "model": str,
+                                "request_hash": str, "prompt_tokens": int, "completion_tokens": int, "cached": int,
+                                "seconds": float, "error": str, "created": str}, pk="id")
+    schema.create("llm_cache", {"key": str, "reply": str, "created": str}, pk="key")
+    schema.create("errors", {"id": int, "run_id": int, "page": str, "stage": str, "message": str, "created": str},
+                  pk="id")
+    schema.create_index("suggestions", ["page", "status"])
+    schema.create_index("posts", ["suggestion_id"])
+    schema.create_index("decisions", ["run_id", "page"])
+
+
+def _m002_post_links(schema) -> None:
+    # The permanent link of each post (the revision that added it, anchored at the suggestion),
+    # so that `winellbot posted` can list where everything went without asking the wiki.
+    schema.add_column("posts", "url", str)
+    schema.create_index("posts", ["posted_at"])
+
+
+def _m003_review_pages(schema) -> None:
+    # The last revision of each page holding posted suggestions whose verdicts the bot has read.
+    schema.create("review_pages", {"target": str, "seen_revid": int, "checked": str}, pk="target")
+
+
+def _m004_hostile_sources(schema) -> None:
+    # Why a source was found addressing an AI or the reader with instructions (gates/hostile.py).
+    schema.add_column("sources", "hostile", str)
+
+
+def _m005_suggestion_reasons(schema) -> None:
+    # The reason of the update as the suggestion was made from it: the pipeline's last looks
+    # (placing again by meaning, widening) rewrite the reason the loop recorded with the update.
+    schema.add_column("suggestions", "update_reason", str)
+
+
+def _m006_outcomes(schema) -> None:
+    # What became of each posted suggestion: adoption, reviewers' verdicts (winellbot/state/outcomes.py).
+    migrate_006(schema)
+
+
+MIGRATIONS: list[tuple[str, Callable[..., None]]] = [
+    ("001_initial", _m001_initial),
+    ("002_post_links", _m002_post_links),
+    ("003_review_pages", _m003_review_pages),
+    ("004_hostile_sources", _m004_hostile_sources),
+    ("005_suggestion_reasons", _m005_suggestion_reasons),
+    ("006_outcomes", _m006_outcomes),
+]
