@@ -1,18 +1,20 @@
 """The state on its two engines: SQLite (the default) and a real MariaDB server (tests/mariadb.py)."""
 from __future__ import annotations
 
-import inspect
+import dataclasses
+import datetime as dt
 import json
 import threading
 
 import pymysql
 import pytest
-import test_state
 from mariadb import PASSWORD, USER, mariadb, mariadb_url  # noqa: F401 - the fixtures
 
 from winellbot.commands import state_summary
 from winellbot.errors import StateError
-from winellbot.state.db import State
+from winellbot.models import (Citation, Decision, Document, Edit, GateFinding, NavigationStep, PipelineResult,
+                              SearchResult, Suggestion, Update)
+from winellbot.state.db import MIGRATIONS, State
 from winellbot.state.outcomes import OutcomeStore
 
 
@@ -33,11 +35,12 @@ def test_the_test_server_is_a_real_mariadb_with_a_user_of_its_own(mariadb, maria
     assert mariadb.socket.exists() and mariadb.process.poll() is None
 
 
-# -- the state's own tests (tests/test_state.py), on each engine ------------------------------------
-SQLITE_FILE_ONLY = {"test_a_corrupt_file_gives_a_clear_state_error", "test_a_damaged_file_read_only_is_one_line_naming_it",
-                    "test_read_only_opens_beside_a_writer_in_rollback_journal_mode_never_see_a_torn_file"}
-STATE_TESTS = [f for name, f in vars(test_state).items()
-               if name.startswith("test_") and callable(f) and name not in SQLITE_FILE_ONLY]
+# -- the state's contracts (those of tests/test_state.py that hold for any engine), on each engine -------
+def suggestion(text="The bridge opened in 2026.", findings=()) -> Suggestion:
+    d = Document("d1", "https://news.example/bridge", "Bridge opens", "The bridge opened in 2026.")
+    u = Update(text, ("History",), text, d, score=1.0)
+    e = Edit("Old paragraph.", "Old paragraph. " + text, text, Citation(d.url, d.title))
+    return Suggestion("Town", 7, ("History",), 0, e, u, findings)
 
 
 @pytest.fixture(params=["sqlite", "mariadb"])
@@ -46,35 +49,140 @@ def engine(request) -> str:
 
 
 @pytest.fixture
-def state_on(engine, request):
-    """``state_on(path=":memory:", **options)``: a State on the test's engine. On MariaDB each
-    ":memory:" is a new database and each file path names one database, opened again by the same path."""
-    if engine == "sqlite":
-        yield State
-        return
-    server = request.getfixturevalue("mariadb")
+def state_on(engine, request, tmp_path):
+    """``state_on(name="")``: a State on the test's engine. "" is a new database each time; a name
+    opens the same database again (a SQLite file in tmp_path, or a MariaDB database)."""
     urls: dict[str, str] = {}
+    server = request.getfixturevalue("mariadb") if engine == "mariadb" else None
 
-    def open_state(path=":memory:", **options):
-        key = str(path)
-        if key == ":memory:" or key not in urls:
-            key = key if key != ":memory:" else f":memory:{len(urls)}"
+    def open_state(name: str = "", **options) -> State:
+        if server is None:
+            return State(tmp_path / f"{name}.sqlite" if name else ":memory:", **options)
+        key = name or f":memory:{len(urls)}"
+        if key not in urls:
             urls[key] = server.new_database()
-        options.pop("journal_mode", None)
         return State(url=urls[key], **options)
 
-    open_state.urls = urls
     yield open_state
     for url in urls.values():
         server.drop_database(url)
 
 
-@pytest.mark.parametrize("test", STATE_TESTS, ids=lambda f: f.__name__)
-def test_the_state_tests_pass_on_both_engines(test, state_on, monkeypatch, tmp_path):
-    monkeypatch.setattr(test_state, "State", state_on)
-    wanted = inspect.signature(test).parameters
-    test(**{k: v for k, v in {"tmp_path": tmp_path, "monkeypatch": monkeypatch}.items() if k in wanted})
-    assert state_on is State or state_on.urls  # on MariaDB, the test opened its states there
+def test_migrations_apply_once_and_are_recorded(state_on, engine):
+    first = state_on("s")
+    assert first.version == MIGRATIONS[-1][0] and first.engine == {"sqlite": "sqlite", "mariadb": "mysql"}[engine]
+    assert first.migrate() == []  # nothing left to apply
+    again = state_on("s")
+    assert again.version == first.version and again.migrate() == []
+    assert {"pages", "runs", "sources", "updates", "suggestions", "posts"} <= set(again.db.table_names())
+    assert [r["name"] for r in again.db["_migrations"].rows_where(order_by="name")] == [n for n, _ in MIGRATIONS]
+
+
+def test_record_result_stores_decisions_steps_and_suggestions(state_on):
+    state = state_on()
+    run = state.start_run("offline")
+    s = suggestion()
+    result = PipelineResult(
+        suggestions=(s,),
+        decisions=(Decision("add", s.update, "new fact"), Decision("ignore", s.update, "duplicate")),
+        steps=(NavigationStep("town bridge", SearchResult(s.update.document.url, "t"), "best match"),),
+        errors=("fetch failed: x",),
+    )
+    state.record_result(run, "Town", result)
+    assert [r["action"] for r in state.db["decisions"].rows_where(order_by="id")] == ["add", "ignore"]
+    assert next(state.db["steps"].rows)["chosen_url"] == s.update.document.url
+    row = state.suggestion(s.id)
+    assert row["status"] == "proposed" and row["section"] == "History"
+    assert state.db["errors"].count == 1 and state.count_errors(run) == 1
+
+
+def test_a_held_suggestion_keeps_its_findings_and_a_proposed_one_its_lifecycle(state_on):
+    state = state_on()
+    held = suggestion(text="Held fact of 2026.", findings=(GateFinding("support", "block", "number 2026 not in source"),))
+    s = suggestion()
+    state.record_result(state.start_run("offline"), "Town", PipelineResult((held, s)))
+    assert state.suggestion(held.id)["status"] == "held"
+    assert next(state.db["gate_results"].rows)["message"] == "number 2026 not in source"
+    state.set_status(s.id, "rejected", "not notable")
+    state.record_result(state.start_run("offline"), "Town", PipelineResult((s,)))
+    assert state.suggestion(s.id)["status"] == "rejected" and state.db["suggestions"].count == 2
+    assert [r["id"] for r in state.suggestions(page="Town")] == [held.id, s.id]
+    assert state.suggestions_by_id_prefix(s.id[:6])[0]["id"] == s.id
+
+
+def test_record_post_marks_posted_counts_it_and_unknown_status_is_refused(state_on):
+    state = state_on()
+    s = suggestion()
+    state.record_result(state.start_run("offline"), "Town", PipelineResult((s,)))
+    state.record_post([s.id], "Talk:Town", 42, "Suggested updates")
+    assert state.suggestion(s.id)["status"] == "posted"
+    assert state.posts("Talk:Town")[0]["revid"] == 42
+    assert state.count_posts("2000-01-01", page="Town") == 1 and state.count_posts("2000-01-01", page="Else") == 0
+    with pytest.raises(StateError):
+        state.set_status(s.id, "maybe")
+
+
+def test_a_failing_write_leaves_nothing_half_done(state_on):
+    state = state_on()
+    bad = PipelineResult((suggestion(), "not a suggestion"))  # the second item breaks mid-transaction
+    with pytest.raises(Exception):
+        state.record_result(state.start_run("offline"), "Town", bad)
+    assert state.db["suggestions"].count == 0
+    with pytest.raises(RuntimeError), state.db.atomic():  # a nested block rolls back to its savepoint
+        state.touch_page("Inside")
+        raise RuntimeError("boom")
+    with state.db.atomic():
+        state.touch_page("Kept")
+        with pytest.raises(RuntimeError), state.db.atomic():
+            state.touch_page("Dropped")
+            raise RuntimeError("boom")
+    assert state.page("Inside") is None and state.page("Dropped") is None and state.page("Kept")
+
+
+def test_due_pages_and_a_clock_that_ran_fast(state_on):
+    state = state_on()
+    state.touch_page("A", next_due="2999-01-01T00:00:00+00:00")
+    state.touch_page("B", next_due="2000-01-01T00:00:00+00:00")
+    assert state.due_pages(["A", "B", "C"]) == ["B", "C"]
+    assert state.due_pages(["A", "B", "C"], horizon_days=7) == ["A", "B", "C"]  # 2999 was written by a fast clock
+    s = suggestion()
+    state.record_result(state.start_run("offline"), "Town", PipelineResult((s,)))
+    ahead = (dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=400)).replace(microsecond=0).isoformat()
+    state.record_post([s.id], "Talk:Town", 42, "Suggested updates")
+    state.db["posts"].update(state.posts()[0]["id"], {"posted_at": ahead})
+    week_ago = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=7)).isoformat()
+    assert state.count_posts(week_ago, page="Town") == 0  # the future-dated post is not counted
+    assert state.count_posts(week_ago, page="Town", until=ahead) == 1
+
+
+def test_pending_suggestions_are_rebuilt_from_state_with_their_id_and_reason(state_on):
+    s = suggestion(findings=(GateFinding("style", "flag", "relative time: 'recently'"),))
+    loop_update = dataclasses.replace(s.update, section_path=("Transport",), reason="words best match Transport")
+    final = dataclasses.replace(s, update=dataclasses.replace(s.update, reason="words best match History"))
+    state_on("s").record_result(1, "Town", PipelineResult((final,), decisions=(Decision("add", loop_update, "new"),)))
+    [again] = state_on("s").pending("Town")  # a new connection, as after a crash
+    assert again.id == s.id and again.edit == s.edit and again.findings == s.findings
+    assert again.update.reason == "words best match History" and again.section_path == ("History",)
+    older = state_on("s")
+    older.db["updates"].update(loop_update.key, {"reason": "placed by words"})
+    older.db["suggestions"].update(s.id, {"update_reason": None})  # as a row of an older version
+    assert older.pending("Town")[0].update.reason == "placed by words"
+
+
+def test_the_model_cache_sources_and_runs(state_on):
+    state = state_on()
+    state.cache_put("k", "one")
+    state.cache_put("k", "two")
+    assert state.cache_get("k") == "two" and state.cache_get("nothing") is None
+    state.record_source("https://news.example/a", title="A", status="ok")
+    state.mark_hostile("https://news.example/a", "ignore all previous instructions")
+    assert state.source("https://news.example/a")["hostile"].startswith("ignore") and state.source("x") is None
+    run = state.start_run("offline")
+    state.record_llm_call(run_id=run, stage="editor", backend="openai", new_field="kept")  # a new column
+    assert [c["new_field"] for c in state.db["llm_calls"].rows] == ["kept"]
+    assert state.mark_interrupted() == [run] and state.latest_run()["status"] == "killed"
+    state.finish_run(state.start_run("offline"), pages=3)
+    assert state.latest_run()["pages"] == 3 and state.counts()["runs"] == 2
 
 
 # -- MariaDB's own contracts ------------------------------------------------------------------------
@@ -95,8 +203,8 @@ def test_on_mariadb_the_schema_is_innodb_utf8mb4_binary_and_keys_are_varchar(mar
 
 def test_on_mariadb_suggestions_keep_the_order_they_were_made_in(mariadb_url):
     state = State(url=mariadb_url)
-    made = [test_state.suggestion(text=f"Fact {c} happened in 2026.") for c in "zyxwvu"]
-    state.record_result(state.start_run("offline"), "Town", test_state.PipelineResult(tuple(made)))
+    made = [suggestion(text=f"Fact {c} happened in 2026.") for c in "zyxwvu"]
+    state.record_result(state.start_run("offline"), "Town", PipelineResult(tuple(made)))
     assert [r["id"] for r in state.suggestions(page="Town")] == [s.id for s in made]
 
 
@@ -116,7 +224,7 @@ def test_on_mariadb_the_credentials_can_come_from_an_option_file_as_toolforge_gi
     cnf.write_text(f"[client]\nuser = '{USER}'\npassword = '{PASSWORD}'\n", encoding="utf-8")
     database = mariadb_url.rsplit("/", 1)[1]
     state = State(url=f"mysql+pymysql://127.0.0.1:{mariadb.port}/{database}?read_default_file={cnf}")
-    assert state.version == test_state.MIGRATIONS[-1][0]
+    assert state.version == MIGRATIONS[-1][0]
     assert PASSWORD not in state.path
 
 
@@ -136,13 +244,13 @@ def test_on_mariadb_jobs_opening_a_new_database_together_migrate_it_once(mariadb
         t.join()
     assert errors == [] and len(opened) == 4
     names = [r["name"] for r in opened[0].db["_migrations"].rows]
-    assert sorted(names) == [name for name, _ in test_state.MIGRATIONS]
+    assert sorted(names) == [name for name, _ in MIGRATIONS]
 
 
 def test_on_mariadb_a_dry_run_works_on_an_sqlite_copy_and_keeps_only_its_cost(mariadb_url):
     state = State(url=mariadb_url)
-    s = test_state.suggestion()
-    state.record_result(state.start_run("offline"), "Town", test_state.PipelineResult((s,)))
+    s = suggestion()
+    state.record_result(state.start_run("offline"), "Town", PipelineResult((s,)))
     dry = state.snapshot()
     assert dry.engine == "sqlite" and dry.suggestion(s.id)["status"] == "proposed"
     run = dry.start_run("offline")
@@ -157,9 +265,9 @@ def test_on_mariadb_a_dry_run_works_on_an_sqlite_copy_and_keeps_only_its_cost(ma
 
 def test_the_status_summary_and_the_outcome_store_read_the_same_on_both_engines(state_on):
     state = state_on()
-    s = test_state.suggestion()
+    s = suggestion()
     run = state.start_run("offline")
-    state.record_result(run, "Town", test_state.PipelineResult((s,)))
+    state.record_result(run, "Town", PipelineResult((s,)))
     state.record_llm_call(run_id=run, stage="editor", backend="openai", prompt_tokens=7, completion_tokens=3)
     state.record_post([s.id], "Talk:Town", 42, "Suggested updates", links={s.id: "https://wiki/x"})
     store = OutcomeStore(state)
@@ -175,5 +283,5 @@ def test_the_status_summary_and_the_outcome_store_read_the_same_on_both_engines(
     summary = state_summary(state)
     assert summary["tokens"] == {"prompt": 7, "completion": 3, "calls": 1, "cached": 0}
     assert json.dumps(summary["tokens"]) == '{"prompt": 7, "completion": 3, "calls": 1, "cached": 0}'
-    assert summary["by_status"] == {"posted": 1} and summary["schema"] == test_state.MIGRATIONS[-1][0]
+    assert summary["by_status"] == {"posted": 1} and summary["schema"] == MIGRATIONS[-1][0]
     assert state.posted()[0]["url"] == "https://wiki/x" and state.review_targets() == {"Talk:Town": None}
