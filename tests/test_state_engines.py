@@ -5,6 +5,7 @@ import dataclasses
 import datetime as dt
 import json
 import threading
+import time
 
 import pymysql
 import pytest
@@ -15,6 +16,7 @@ from winellbot.errors import StateError
 from winellbot.models import (Citation, Decision, Document, Edit, GateFinding, NavigationStep, PipelineResult,
                               SearchResult, Suggestion, Update)
 from winellbot.state.db import MIGRATIONS, State
+from winellbot.state.leases import LEASE_SECONDS
 from winellbot.state.outcomes import OutcomeStore
 
 
@@ -169,7 +171,7 @@ def test_pending_suggestions_are_rebuilt_from_state_with_their_id_and_reason(sta
     assert older.pending("Town")[0].update.reason == "placed by words"
 
 
-def test_the_model_cache_sources_and_runs(state_on):
+def test_the_model_cache_sources_and_runs(state_on, engine):
     state = state_on()
     state.cache_put("k", "one")
     state.cache_put("k", "two")
@@ -180,6 +182,9 @@ def test_the_model_cache_sources_and_runs(state_on):
     run = state.start_run("offline")
     state.record_llm_call(run_id=run, stage="editor", backend="openai", new_field="kept")  # a new column
     assert [c["new_field"] for c in state.db["llm_calls"].rows] == ["kept"]
+    if engine == "mariadb":  # other jobs may be running: only a run whose heartbeat stopped was killed
+        assert state.mark_interrupted() == []
+        state.db["runs"].update(run, {"heartbeat": time.time() - LEASE_SECONDS - 5})
     assert state.mark_interrupted() == [run] and state.latest_run()["status"] == "killed"
     state.finish_run(state.start_run("offline"), pages=3)
     assert state.latest_run()["pages"] == 3 and state.counts()["runs"] == 2

@@ -71,8 +71,15 @@ def test_sigkill_while_posting_never_posts_twice_and_loses_nothing_on_mariadb(sc
     state = State(url=mariadb_url)
     found = {row["id"] for row in state.suggestions(status="proposed")}
     assert found and not state.suggestions(status="posted"), "killed before state recorded the post"
-
+    held = [r["title"] for r in state.db["pages"].rows_where("lease_holder is not null")]
+    assert scene["opted"] in held, "the killed job's lease is still on its page"
     env.pop("WINELLBOT_PAUSE_AFTER_WRITE")
+    early = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    assert early.returncode == 0 and not state.suggestions(status="posted"), "the page is left to its lease"
+    # As after the lease time (winellbot/state/leases.py): the killed job renews neither its leases nor its heartbeat.
+    state.db.execute("update pages set lease_expires = lease_expires - 3600")
+    state.db.execute("update runs set heartbeat = heartbeat - 3600 where status = 'running'")
+
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     texts = pywikibot.Page(site, talk.title()).text + pywikibot.Page(site, f"{s.wiki.queue}/{scene['listed']}").text
@@ -80,4 +87,32 @@ def test_sigkill_while_posting_never_posts_twice_and_loses_nothing_on_mariadb(sc
     assert found <= posted, "everything found before the crash was posted after it"
     for sid in posted:
         assert texts.count(f"<!-- winellbot-suggestion:{sid} -->") == 1, sid
-    assert [r["status"] for r in state.db["runs"].rows_where(order_by="id")] == ["killed", "done"]
+    assert [r["status"] for r in state.db["runs"].rows_where(order_by="id")] == ["killed", "done", "done"]
+    assert state.db["pages"].count_where("lease_holder is not null") == 0, "every lease released"
+
+
+def test_two_jobs_at_once_on_one_database_treat_each_page_once_and_post_each_suggestion_once(
+        scene, site, mariadb_url, tmp_path):
+    """Two `once` jobs started together on the same MariaDB state: no job lock refuses the second;
+    between them each page is treated once (leases), and every suggestion is on the wiki once."""
+    import pywikibot
+
+    s = scene["settings"]
+    s.state.url = mariadb_url
+    config = _config(s, tmp_path)
+    State(url=mariadb_url)  # the schema made once, as by the first job on a new database
+    cmd = [sys.executable, "-m", "winellbot.cli", "once", "--force", "--config", config,
+           f"-page:{scene['opted']}", f"-page:{scene['listed']}"]
+    jobs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for _ in range(2)]
+    outs = [job.communicate(timeout=300)[0] for job in jobs]
+    assert [job.returncode for job in jobs] == [0, 0], outs
+    state = State(url=mariadb_url)
+    runs = list(state.db["runs"].rows_where(order_by="id"))
+    assert [r["status"] for r in runs] == ["done", "done"] and len({r["job"] for r in runs}) == 2
+    assert sum(r["pages"] for r in runs) == 2, "each page treated by one job"
+    posted = {row["id"] for row in state.suggestions(status="posted")}
+    texts = (pywikibot.Page(site, f"Talk:{scene['opted']}").text
+             + pywikibot.Page(site, f"{s.wiki.queue}/{scene['listed']}").text)
+    assert posted and len(state.posts()) == len(posted)
+    for sid in posted:
+        assert texts.count(f"<!-- winellbot-suggestion:{sid} -->") == 1, sid

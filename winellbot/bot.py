@@ -9,7 +9,8 @@ A shutoff stops the run at once. So does a spent model token budget: the page be
 the pages after it are not rescheduled (they stay due, and the next cycle does them, with the
 model calls already made served from the cache); the run record and ``status`` say so. Posting is idempotent: a suggestion is marked
 posted only after the wiki holds it, and the writer skips ids already on the page,
-so a crash between the two never posts twice and loses nothing.
+so a crash between the two never posts twice and loses nothing. On a state on a database server
+several jobs share the due pages: each claims a batch at a time with leases (winellbot/state/leases.py).
 """
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ from winellbot.outcomes.verdicts import ReviewSync
 from winellbot.pipeline.pipeline import propose_checked
 from winellbot.posting import PostPlanner, resolve_style
 from winellbot.state.db import State
+from winellbot.state.leases import LeaseLost, Leases
 from winellbot.state.outcomes import OutcomeStore
 from winellbot.wiki import render
 from winellbot.wiki.exclusion import exclusion
@@ -68,6 +70,7 @@ class WinellBot:
         self.settings = settings
         self.dry_run = dry_run
         self.clients = clients  # model clients: told the run id, so their calls are recorded against it
+        self.leases: Leases | None = None  # the pages this job claimed, on a state shared by several jobs
 
     # -- the cycle -------------------------------------------------------
     def run(self, titles: list[str] | None = None, *, force: bool = False,
@@ -77,6 +80,7 @@ class WinellBot:
         for client in self.clients:
             client.run_id = run_id
         status = "done"
+        self.leases = self._claiming(run_id)
         try:
             self._record_input_problems(run_id)
             if not self.dry_run and not self.writer.shutoff_allows():
@@ -86,14 +90,10 @@ class WinellBot:
                                                     self.settings.wiki.watchlist_page or None, [])
             titles = self._resolve(report, titles)
             self.sync_reviews()
+            seen = self.leases.last_runs(titles) if self.leases is not None else {}
             todo = self._due(titles, force)[: self.settings.schedule.max_pages_per_cycle]
             self.check_outcomes(report)
-            opted = self.reader.opted_in(todo) if todo else set()
-            for title, wikitext, revid, timestamp in self.reader.read(todo):
-                if stop is not None and stop.is_set():
-                    report.stopped = "stop requested"
-                    break
-                self._page(report, title, wikitext, revid, timestamp, title in opted)
+            self._work(report, todo, seen, stop)
         except ShutoffError as exc:
             report.stopped = f"shutoff: {exc}"
             report.counter["shutoff"] += 1
@@ -111,6 +111,8 @@ class WinellBot:
             self.state.record_error(run_id, report.pages[-1] if report.pages else None, "budget", report.stopped)
             log.warning("stopping: %s", report.stopped)
         finally:
+            if self.leases is not None:
+                self.leases.close()
             # Every error or skip recorded in the cycle counts (a refused save, a pipeline error, a
             # corpus line), not only those that ended a page.
             report.counter["recorded"] = self.state.count_errors(run_id)
@@ -118,6 +120,27 @@ class WinellBot:
                                   pages=len(report.pages), suggestions=report.counter["suggestions"],
                                   posted=report.counter["posted"], errors=report.counter["recorded"])
         return report
+
+    def _claiming(self, run_id: int) -> Leases | None:
+        """On a database server several jobs share the state: this one claims its pages with leases,
+        renewed from now on (state/leases.py). A dry run works on an SQLite copy and claims nothing."""
+        if getattr(self.state, "engine", "sqlite") == "sqlite" or self.dry_run:
+            return None
+        return Leases(self.state).start(run_id)
+
+    def _work(self, report: CycleReport, todo: list[str], seen: dict, stop: threading.Event | None) -> None:
+        """Treat the due pages in order. With leases, a claimed batch at a time: a page another job
+        holds, or treated since ``seen`` (each page's last run when this job found it due), is left to it."""
+        batches = self.leases.batches(todo, seen) if self.leases is not None else iter([todo])
+        for batch in batches:
+            opted = self.reader.opted_in(batch) if batch else set()
+            for title, wikitext, revid, timestamp in self.reader.read(batch):
+                if stop is not None and stop.is_set():
+                    report.stopped = "stop requested"
+                    return
+                self._page(report, title, wikitext, revid, timestamp, title in opted)
+                if self.leases is not None:
+                    self.leases.release([title])
 
     def _record_input_problems(self, run_id: int) -> None:
         """Corpus files, lines or documents that could not be read: recorded, skipped, never fatal."""
@@ -170,6 +193,8 @@ class WinellBot:
             report.counter["suggestions"] += len(result.suggestions)
             report.counter["held"] += sum(1 for s in result.suggestions if s.blocked)
             if not self.dry_run:
+                if self.leases is not None and not self.leases.holds(title):
+                    raise LeaseLost(f"{title}: this job's lease ran out; the page is left to the job that took it")
                 written = self.post(article, opted_in, report)
                 if written:
                     report.written.append(written)

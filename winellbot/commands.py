@@ -34,13 +34,22 @@ def job_state(settings: Settings, *, dry_run: bool = False) -> Iterator[State]:
     """The state a job works on.
 
     A job that writes (run, once, article --post, the demo) holds the state's lock for its whole
-    life, so a second one refuses to start; runs a killed job left "running" are marked killed.
+    life, so a second one refuses to start; runs a killed job left "running" are marked killed. On
+    a database server (``[state] url``) several jobs may run: none takes the lock, each claims its
+    pages with leases, and only runs whose job's heartbeat stopped are marked killed.
     A dry run takes no lock and works on an in-memory copy, so nothing a later real run decides
     on changes (what was found, the pages' schedule, reviewers' verdicts): every dry run shows what
     a real run would do now. Only its cost is kept: its run and model calls, and the model's replies.
     """
     if dry_run:  # the run and its model calls are kept afterwards (_keep_cost)
         yield dry_run_copy(settings)
+        return
+    if settings.state.url:  # several jobs share a database: each claims its pages with leases (bot.run)
+        state = open_state(settings)
+        killed = state.mark_interrupted()  # runs whose job stopped giving its heartbeat
+        if killed:
+            log.warning("run(s) %s of a killed job marked 'killed'", ", ".join(map(str, killed)))
+        yield state
         return
     with JobLock(settings.state.path) as lock:
         state = open_state(settings)

@@ -21,6 +21,7 @@ import sqlite_utils
 
 from winellbot.errors import StateError
 from winellbot.models import Citation, Document, Edit, GateFinding, PipelineResult, Suggestion, Update
+from winellbot.state.leases import mark_stale_runs
 from winellbot.state.migrations import MIGRATIONS
 
 BUSY_TIMEOUT_MS = 30_000  # a reader (status) or a dry run waits this long for a writer
@@ -165,7 +166,11 @@ class State:
         return rows[0] if rows else None
 
     def mark_interrupted(self) -> list[int]:
-        """Runs still marked running: no job holds the state now, so they were killed. Marks them so."""
+        """Runs of killed jobs, marked so; returns their ids. On SQLite (called under the job lock,
+        so no other job runs) every run still marked running; on a server, where other jobs may be
+        running, those whose job stopped giving its heartbeat (winellbot/state/leases.py)."""
+        if self.engine != "sqlite":
+            return mark_stale_runs(self)
         ids = [r["id"] for r in self.db["runs"].rows_where("status = ?", ["running"])]
         with self.db.atomic():
             for run_id in ids:

@@ -79,6 +79,17 @@ def _m006_outcomes(schema) -> None:
     migrate_006(schema)
 
 
+def _m007_leases(schema) -> None:
+    # Several jobs on one state on MariaDB (winellbot/state/leases.py): which job holds a lease on
+    # each page and until when (seconds since 1970 by the server's clock), and each run's job and
+    # the last sign of life it gave.
+    schema.add_column("pages", "lease_holder", str)
+    schema.add_column("pages", "lease_expires", float)
+    schema.create_index("pages", ["lease_holder"])
+    schema.add_column("runs", "job", str)
+    schema.add_column("runs", "heartbeat", float)
+
+
 MIGRATIONS: list[tuple[str, Callable[..., None]]] = [
     ("001_initial", _m001_initial),
     ("002_post_links", _m002_post_links),
@@ -86,4 +97,5 @@ MIGRATIONS: list[tuple[str, Callable[..., None]]] = [
     ("004_hostile_sources", _m004_hostile_sources),
     ("005_suggestion_reasons", _m005_suggestion_reasons),
     ("006_outcomes", _m006_outcomes),
+    ("007_leases", _m007_leases),
 ]
