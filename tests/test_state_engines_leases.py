@@ -6,8 +6,16 @@ import time
 
 from mariadb import mariadb, mariadb_url  # noqa: F401 - the fixtures
 
+from winellbot.models import Citation, Document, Edit, PipelineResult, Suggestion, Update
 from winellbot.state.db import State
 from winellbot.state.leases import BATCH_PAGES, Leases
+from winellbot.state.posts import PostClaims
+
+
+def suggestion(text: str) -> Suggestion:
+    d = Document("d1", "https://news.example/town", "Town news", text)
+    e = Edit("Old paragraph.", "Old paragraph. " + text, text, Citation(d.url, d.title))
+    return Suggestion("Town", 7, ("History",), 0, e, Update(text, ("History",), text, d))
 
 
 def _job(url: str, name: str, seconds: float = 600) -> Leases:
@@ -80,3 +88,41 @@ def test_many_jobs_claiming_at_once_treat_every_page_once(mariadb_url):
     everything = [t for done in treated.values() for t in done]
     assert sorted(everything) == sorted(titles), "every page once, none twice"
     assert sum(1 for done in treated.values() if done) >= 2, "the work was shared"
+
+
+# -- posts claimed before the wiki write (winellbot/state/posts.py) -----------------------------------
+def test_jobs_claiming_posts_at_once_never_exceed_the_daily_cap_together(mariadb_url):
+    State(url=mariadb_url)
+    granted: list[str] = []
+    rounds, jobs = 3, 5
+    for r in range(rounds):
+        start = threading.Barrier(jobs)
+
+        def job(i: int, r: int = r) -> None:
+            claims = PostClaims(State(url=mariadb_url), holder=f"job{i}")
+            start.wait()
+            granted.extend(claims.claim(f"Page {r}-{i}", [f"s{r}-{i}"], per_page_week=2, per_wiki_day=3 * (r + 1)))
+
+        threads = [threading.Thread(target=job, args=(i,)) for i in range(jobs)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert len(granted) == 3 * (r + 1), f"round {r}: {granted}"  # each round's cap is 3 more
+
+
+def test_posts_and_open_claims_count_closed_claims_do_not_twice_and_a_claim_is_taken_over(mariadb_url):
+    state = State(url=mariadb_url)
+    s1, s2, s3 = (suggestion(f"Fact {c} happened in 2026.") for c in "abc")
+    state.record_result(state.start_run("offline"), "Town", PipelineResult((s1, s2, s3)))
+    a, b = PostClaims(state, "a"), PostClaims(state, "b")
+    assert a.claim("Town", [s1.id], per_page_week=2, per_wiki_day=10) == [s1.id]
+    state.record_post([s1.id], "Talk:Town", 1, "S")  # the claim closes: the post counts, once
+    assert state.db["post_claims"].get(s1.id)["done"] == 1
+    assert a.claim("Town", [s2.id, s3.id], per_page_week=2, per_wiki_day=10) == [s2.id], "2 a week per article"
+    # a died after claiming s2; b, which holds the page now, takes the claim over (it is not counted twice)
+    assert b.claim("Town", [s2.id], per_page_week=2, per_wiki_day=10) == [s2.id]
+    assert state.db["post_claims"].get(s2.id)["job"] == "b"
+    assert b.claim("Village", ["other"], per_page_week=2, per_wiki_day=2) == [], "s1's post and s2's claim: 2 today"
+    b.release([s2.id])  # b's write did not happen
+    assert b.claim("Village", ["other"], per_page_week=2, per_wiki_day=2) == ["other"]

@@ -116,3 +116,27 @@ def test_two_jobs_at_once_on_one_database_treat_each_page_once_and_post_each_sug
     assert posted and len(state.posts()) == len(posted)
     for sid in posted:
         assert texts.count(f"<!-- winellbot-suggestion:{sid} -->") == 1, sid
+
+
+def test_two_jobs_posting_at_once_hold_the_daily_cap_together(scene, site, mariadb_url, tmp_path):
+    """Each job treats one of the two pages; both plan their posts (each sees nothing posted today),
+    wait, then post: with a cap of one suggestion a day on the wiki, one suggestion reaches it."""
+    import pywikibot
+
+    s = scene["settings"]
+    s.state.url = mariadb_url
+    s.posting.max_per_wiki_per_day = 1
+    config = _config(s, tmp_path)
+    State(url=mariadb_url)
+    env = dict(os.environ, WINELLBOT_PAUSE_BEFORE_POST="4")
+    jobs = [subprocess.Popen([sys.executable, "-m", "winellbot.cli", "once", "--force", "--config", config,
+                              f"-page:{page}"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            for page in (scene["opted"], scene["listed"])]
+    outs = [job.communicate(timeout=300)[0] for job in jobs]
+    assert [job.returncode for job in jobs] == [0, 0], outs
+    state = State(url=mariadb_url)
+    assert [r["pages"] for r in state.db["runs"].rows_where(order_by="id")] == [1, 1], "the jobs ran side by side"
+    texts = (pywikibot.Page(site, f"Talk:{scene['opted']}").text
+             + pywikibot.Page(site, f"{s.wiki.queue}/{scene['listed']}").text)
+    assert texts.count("<!-- winellbot-suggestion:") == 1 and len(state.posts()) == 1
+    assert len(state.suggestions(status="proposed")) >= 1, "the other waits for a later cycle"

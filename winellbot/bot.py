@@ -14,6 +14,7 @@ several jobs share the due pages: each claims a batch at a time with leases (win
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 import logging
@@ -33,10 +34,11 @@ from winellbot.outcomes.adoption import fingerprint
 from winellbot.outcomes.tracker import OutcomeCheck
 from winellbot.outcomes.verdicts import ReviewSync
 from winellbot.pipeline.pipeline import propose_checked
-from winellbot.posting import PostPlanner, resolve_style
+from winellbot.posting import PostPlan, PostPlanner, resolve_style
 from winellbot.state.db import State
 from winellbot.state.leases import LeaseLost, Leases
 from winellbot.state.outcomes import OutcomeStore
+from winellbot.state.posts import PostClaims
 from winellbot.wiki import render
 from winellbot.wiki.exclusion import exclusion
 
@@ -111,7 +113,8 @@ class WinellBot:
             self.state.record_error(run_id, report.pages[-1] if report.pages else None, "budget", report.stopped)
             log.warning("stopping: %s", report.stopped)
         finally:
-            if self.leases is not None:
+            if self.leases is not None:  # what a refused or failed write left claimed is given up
+                PostClaims(self.state, self.leases.holder).release()
                 self.leases.close()
             # Every error or skip recorded in the cycle counts (a refused save, a pipeline error, a
             # corpus line), not only those that ended a page.
@@ -275,9 +278,12 @@ class WinellBot:
                 report.counter["capped"] += len(plan.capped)
         if not plan.post:
             return None
-        ids = [s.id for s in plan.post]
         user, style = self.settings.wiki.username, self.style
         _pause_for_tests("WINELLBOT_PAUSE_BEFORE_POST")
+        plan = self._claim_posts(title, plan, report)
+        if not plan.post:
+            return None
+        ids = [s.id for s in plan.post]
         if opted_in:
             section = render.default_section_title(dt.date.today().isoformat())
             body = render.render_section(plan.post, bot_user=user, style=style, notes=plan.notes)
@@ -293,6 +299,8 @@ class WinellBot:
                 and self.settings.wiki.queue_mode == "per-article":
             self.writer.list_on_index(self.settings.wiki.queue, outcome.target, title)
         done = list(outcome.posted_ids) + list(outcome.skipped_ids)
+        if self.leases is not None:  # a claim whose suggestion did not reach the wiki counts no more
+            PostClaims(self.state, self.leases.holder).release([i for i in ids if i not in done or _simulating()])
         if _simulating():
             # Pywikibot's -simulate answered the save without writing: nothing is posted, so the
             # suggestions stay pending for a real run.
@@ -305,6 +313,22 @@ class WinellBot:
         log.info("%s: %s, %d posted to %s, %d already there", title, outcome.mode, len(outcome.posted_ids),
                  outcome.target, len(outcome.skipped_ids))
         return outcome.target if outcome.posted_ids else None
+
+    def _claim_posts(self, title: str, plan: PostPlan, report: CycleReport | None) -> PostPlan:
+        """With several jobs on the state, claim the planned posts first (state/posts.py): the caps
+        count every job's posts and claims in one transaction; what they leave no room for waits."""
+        if self.leases is None:
+            return plan
+        p = self.settings.posting
+        granted = set(PostClaims(self.state, self.leases.holder).claim(
+            title, [s.id for s in plan.post], per_page_week=p.max_per_page_per_week,
+            per_wiki_day=p.max_per_wiki_per_day))
+        waiting = len(plan.post) - len(granted)
+        if waiting:
+            log.info("%s: %d suggestion(s) wait for a later cycle: the caps, with other jobs' posts", title, waiting)
+            if report is not None:
+                report.counter["capped"] += waiting
+        return dataclasses.replace(plan, post=tuple(s for s in plan.post if s.id in granted))
 
     @property
     def style(self) -> str:

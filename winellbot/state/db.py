@@ -23,6 +23,7 @@ from winellbot.errors import StateError
 from winellbot.models import Citation, Document, Edit, GateFinding, PipelineResult, Suggestion, Update
 from winellbot.state.leases import mark_stale_runs
 from winellbot.state.migrations import MIGRATIONS
+from winellbot.state.posts import close_claims
 
 BUSY_TIMEOUT_MS = 30_000  # a reader (status) or a dry run waits this long for a writer
 # Filesystems where several machines share the file: SQLite's WAL needs shared memory
@@ -61,6 +62,11 @@ class State:
                 return
             if not memory:
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
+                if not Path(path).exists():
+                    # A new file has every migration to apply: SQLAlchemy (about 0.4 s) is loaded before the
+                    # file appears, so that a reader finds it without its tables only for moments.
+                    # lazy: SQLAlchemy is for new files and servers only (see the module docstring)
+                    import winellbot.state.schema  # noqa: F401
             self.db = sqlite_utils.Database(None if memory else self.path, memory=memory)
             self.db.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             if not memory:
@@ -101,6 +107,7 @@ class State:
         copy.db = sqlite_utils.Database(memory=True)
         if self.engine == "sqlite":
             self.db.conn.backup(copy.db.conn)
+            copy.migrate()  # a file copied while its first job was still creating its tables
             return copy
         copy.migrate()
         for table in self.db.table_names():
@@ -296,13 +303,17 @@ class State:
 
     def record_post(self, suggestion_ids: Iterable[str], target: str, revid: int | None, section_title: str,
                     links: dict[str, str] | None = None) -> None:
-        """Mark suggestions posted on ``target``; ``links`` holds each one's permanent link."""
+        """Mark suggestions posted on ``target``; ``links`` holds each one's permanent link. On a
+        server their post claims (state/posts.py) close in the same transaction."""
+        suggestion_ids = list(suggestion_ids)
         with self.db.atomic():
             for sid in suggestion_ids:
                 self.db["posts"].insert({"suggestion_id": sid, "target": target, "revid": revid,
                                          "section_title": section_title, "posted_at": now(),
                                          "url": (links or {}).get(sid)})
                 self.db["suggestions"].update(sid, {"status": "posted", "updated": now()})
+            if self.engine != "sqlite":
+                close_claims(self.db, suggestion_ids)
 
     def count_posts(self, since: str, page: str | None = None, until: str | None = None) -> int:
         """Suggestions posted from ``since`` to ``until`` (ISO times; ``until`` defaults to now), on the

@@ -90,6 +90,15 @@ def _m007_leases(schema) -> None:
     schema.add_column("runs", "heartbeat", float)
 
 
+def _m008_post_claims(schema) -> None:
+    # Posts claimed before the wiki write, counted by the caps of every job (winellbot/state/posts.py),
+    # and the one row whose lock lets one job at a time claim.
+    schema.create("post_claims", {"suggestion_id": str, "page": str, "job": str, "claimed_at": str, "done": int},
+                  pk="suggestion_id")
+    schema.create_index("post_claims", ["done", "claimed_at"])
+    schema.create("post_caps", {"name": str}, pk="name")
+
+
 MIGRATIONS: list[tuple[str, Callable[..., None]]] = [
     ("001_initial", _m001_initial),
     ("002_post_links", _m002_post_links),
@@ -98,4 +107,5 @@ MIGRATIONS: list[tuple[str, Callable[..., None]]] = [
     ("005_suggestion_reasons", _m005_suggestion_reasons),
     ("006_outcomes", _m006_outcomes),
     ("007_leases", _m007_leases),
+    ("008_post_claims", _m008_post_claims),
 ]
