@@ -55,7 +55,7 @@ def _free_port() -> int:
 
 
 class MariaDB:
-    """A MariaDB server in ``folder`` (data, socket, pid file, error log), listening on 127.0.0.1."""
+    """A MariaDB server in ``folder`` (data, temporary files, socket, pid file, error log), on 127.0.0.1."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
@@ -68,14 +68,17 @@ class MariaDB:
 
     def start(self) -> None:
         user = getpass.getuser()
+        tmp = self.folder / "tmp"  # its own: not the /tmp that other programs clean up
+        tmp.mkdir(parents=True, exist_ok=True)
         install = subprocess.run(
             [_program("mariadb-install-db"), "--no-defaults", f"--datadir={self.data}", f"--user={user}",
+             f"--tmpdir={tmp}",
              "--auth-root-authentication-method=normal", "--skip-test-db"],
             capture_output=True, text=True, timeout=120)
         if install.returncode != 0:
             pytest.fail(f"mariadb-install-db failed: {install.stdout[-2000:]}{install.stderr[-2000:]}", pytrace=False)
         self.process = subprocess.Popen(
-            [_program("mariadbd"), "--no-defaults", f"--datadir={self.data}", f"--socket={self.socket}",
+            [_program("mariadbd"), "--no-defaults", f"--datadir={self.data}", f"--tmpdir={tmp}", f"--socket={self.socket}",
              f"--port={self.port}", "--skip-networking=0", "--bind-address=127.0.0.1", f"--user={user}",
              f"--pid-file={self.folder / 'mariadb.pid'}", f"--log-error={self.log}", "--skip-log-bin",
              "--skip-name-resolve", "--performance-schema=0", "--innodb-buffer-pool-size=64M",
