@@ -99,6 +99,12 @@ def _m008_post_claims(schema) -> None:
     schema.create("post_caps", {"name": str}, pk="name")
 
 
+def _m009_long_source_urls(schema) -> None:
+    # A source's URL of any length as the key of `sources`: on MariaDB a key holds at most 768
+    # characters and a longer URL could not be recorded (SQLite, whose keys have no limit, is unchanged).
+    schema.unbounded_key("sources", "url")
+
+
 MIGRATIONS: list[tuple[str, Callable[..., None]]] = [
     ("001_initial", _m001_initial),
     ("002_post_links", _m002_post_links),
@@ -108,4 +114,5 @@ MIGRATIONS: list[tuple[str, Callable[..., None]]] = [
     ("006_outcomes", _m006_outcomes),
     ("007_leases", _m007_leases),
     ("008_post_claims", _m008_post_claims),
+    ("009_long_source_urls", _m009_long_source_urls),
 ]

@@ -11,7 +11,8 @@ any other string ``LONGTEXT`` (indexed by its first 191 characters), an integer 
 ``DOUBLE``; tables are InnoDB, utf8mb4 with the binary collation (titles differ by case, as on the
 wiki). On SQLite they are ``TEXT``, ``INTEGER`` (an integer key is the rowid) and ``FLOAT``, as
 sqlite-utils made them. A MariaDB table made with ``rowid=True`` gets the ``rowid`` column SQLite
-gives every table (the order rows were inserted in), for the queries that order by it.
+gives every table (the order rows were inserted in), for the queries that order by it. A key that
+must hold longer text (:meth:`Schema.unbounded_key`) is ``LONGTEXT`` kept unique by its SHA-256.
 """
 from __future__ import annotations
 
@@ -67,6 +68,25 @@ class Schema:
         prefix = {c: INDEX_PREFIX_CHARS for c in columns if types.get(c, "") in TEXT_TYPES} if self.mysql else {}
         index = sa.Index(f"idx_{table}_{'_'.join(columns)}", *cols, mysql_length=prefix)
         self._run(sa.schema.CreateIndex(index, if_not_exists=True))
+
+    def unbounded_key(self, table: str, column: str) -> None:
+        """Let the string key ``column`` of ``table`` hold text of any length (a long URL).
+
+        On MariaDB, where a key holds at most :data:`KEY_CHARS` characters, the column becomes
+        ``LONGTEXT``, unique by the SHA-256 of its value (a stored generated column
+        ``{column}_sha256`` with a unique index, so ``on duplicate key update`` finds the row), read
+        through a prefix index; the primary key becomes an auto-increment ``rowid`` (the order rows
+        were inserted in). Both new columns are invisible: ``select *`` reads the columns SQLite
+        has. One ``ALTER TABLE``, skipped once done. On SQLite, whose keys have no limit, nothing changes.
+        """
+        if not self.mysql or self._columns(table).get(column) in TEXT_TYPES:
+            return
+        self.db.execute(
+            f'alter table "{table}" add column "rowid" BIGINT NOT NULL AUTO_INCREMENT INVISIBLE, '
+            f'add column "{column}_sha256" BINARY(32) AS (unhex(sha2("{column}", 256))) PERSISTENT INVISIBLE, '
+            f'modify "{column}" LONGTEXT NOT NULL, drop primary key, add primary key ("rowid"), '
+            f'add unique key "uq_{table}_{column}" ("{column}_sha256")')
+        self.create_index(table, [column])
 
     def _columns(self, table: str) -> dict[str, str]:
         """The table's columns and their types, lower case."""
