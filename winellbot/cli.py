@@ -55,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stop", action="store_true", help="stop the demo wiki and exit")
     p.add_argument("--style", choices=["fact", "edit"], default="fact",
                    help="how suggestions are posted: the sourced fact (as on English Wikipedia) or the paragraph edit")
+    _state_parser(sub)
     from winellbot.bench.cli import register as register_backtest
 
     register_backtest(sub)
@@ -70,6 +71,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     fit.register(sub)
     return parser
+
+
+def _state_parser(sub) -> None:
+    p = sub.add_parser("state", help="move the state: `state copy` copies the SQLite file into MariaDB (ToolsDB)")
+    what = p.add_subparsers(dest="state_command", required=True)
+    p = what.add_parser("copy", help="copy the SQLite state into an empty MariaDB database, keeping every id")
+    _common(p)
+    p.add_argument("--to", metavar="URL", help="the MariaDB database, as a SQLAlchemy URL (default: [state] url)")
+    p.add_argument("--from", dest="source", metavar="PATH", help="the SQLite file (default: [state] path)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -122,6 +132,8 @@ def _dispatch(args: argparse.Namespace, rest: list[str]) -> int:
         from winellbot.outcomes.cli import run as run_outcomes
 
         return run_outcomes(args, settings)
+    if args.command == "state":
+        return _state_copy(args, settings)
     if args.command == "status":
         return commands.status(settings, as_json=args.json)
     if args.command == "run":
@@ -131,6 +143,21 @@ def _dispatch(args: argparse.Namespace, rest: list[str]) -> int:
     if args.command == "article":
         return commands.article(settings, rest, args.title, post=args.post, as_json=args.json)
     raise AssertionError(args.command)
+
+
+def _state_copy(args: argparse.Namespace, settings) -> int:
+    from winellbot.errors import ConfigError
+    from winellbot.state.copy import copy_state
+
+    url = args.to or settings.state.url
+    if not url:
+        raise ConfigError("state copy: name the MariaDB database with --to URL or [state] url")
+    report = copy_state(args.source or settings.state.path, url)
+    for name, rows in report.tables:
+        print(f"{name:<16}{rows:>10} rows")
+    print(f"copied {report.rows} rows in {len(report.tables)} tables from {report.source} to {report.target} "
+          f"in {report.seconds:.1f} s; every table's count matches the file's")
+    return 0
 
 
 def _log_to_configured_file(args: argparse.Namespace, settings) -> None:
