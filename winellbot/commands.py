@@ -15,6 +15,7 @@ from winellbot.bot import CycleReport, WinellBot
 from winellbot.config import Settings
 from winellbot.errors import ConfigError, StateError, WikiError
 from winellbot.state.db import State
+from winellbot.state.jobs import JobBeat
 from winellbot.state.lock import JobLock
 
 # lazy imports: every command goes through this module, `winellbot health` (every 10 s) included,
@@ -36,7 +37,8 @@ def job_state(settings: Settings, *, dry_run: bool = False) -> Iterator[State]:
     A job that writes (run, once, article --post, the demo) holds the state's lock for its whole
     life, so a second one refuses to start; runs a killed job left "running" are marked killed. On
     a database server (``[state] url``) several jobs may run: none takes the lock, each claims its
-    pages with leases, and only runs whose job's heartbeat stopped are marked killed.
+    pages with leases, and only runs whose job's heartbeat stopped are marked killed; the job keeps
+    its heartbeat going between cycles and clears it when it ends (state/jobs.py).
     A dry run takes no lock and works on an in-memory copy, so nothing a later real run decides
     on changes (what was found, the pages' schedule, reviewers' verdicts): every dry run shows what
     a real run would do now. Only its cost is kept: its run and model calls, and the model's replies.
@@ -49,7 +51,8 @@ def job_state(settings: Settings, *, dry_run: bool = False) -> Iterator[State]:
         killed = state.mark_interrupted()  # runs whose job stopped giving its heartbeat
         if killed:
             log.warning("run(s) %s of a killed job marked 'killed'", ", ".join(map(str, killed)))
-        yield state
+        with JobBeat(state):  # the job's heartbeat between its cycles too, cleared when it ends (health reads it)
+            yield state
         return
     with JobLock(settings.state.path) as lock:
         state = open_state(settings)

@@ -45,6 +45,11 @@ def register(subparsers, common) -> None:
                    help="continuous: a `winellbot run` job must hold the state; scheduled: cycles are started by cron")
     p.add_argument("--max-age", type=float, metavar="MINUTES",
                    help="the latest cycle must have started this recently (default: twice the interval, plus 10)")
+    p.add_argument("--jobs", type=int, metavar="N",
+                   help="with [state] url: at least N jobs must give their heartbeat (default: 1, or 0 with --here)")
+    p.add_argument("--here", action="store_true",
+                   help="with [state] url: judge only the jobs on this host (a Toolforge job's health check runs "
+                        "in its container)")
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
@@ -53,7 +58,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "withdraw":
         return withdraw(settings, args.id, reason=args.reason, force=args.force)
     if args.command == "health":
-        return health(settings, job=args.job, max_age=args.max_age)
+        return health(settings, job=args.job, max_age=args.max_age, jobs=args.jobs, here=args.here)
     if args.command == "userpage":
         from winellbot.wiki.userpage import render_user_page
 
@@ -78,11 +83,12 @@ def posted(settings: Settings, *, page: str | None = None, since: str | None = N
 
 
 def health(settings: Settings, *, job: str = "continuous", max_age: float | None = None,
-           now: dt.datetime | None = None) -> int:
+           now: dt.datetime | None = None, jobs: int | None = None, here: bool = False) -> int:
     """Print "healthy: ..." and return 0, or "unhealthy: ..." and return 1.
 
     Unhealthy: (continuous job) no winellbot job holds the state's lock; a cycle has been running
-    for longer than the interval (stuck); or no cycle has started for ``max_age`` minutes.
+    for longer than the interval (stuck); or no cycle has started for ``max_age`` minutes. With
+    ``[state] url`` the jobs are read from the database instead (:func:`server_health`).
     """
     from winellbot.errors import StateError
     from winellbot.state.db import State
@@ -90,6 +96,11 @@ def health(settings: Settings, *, job: str = "continuous", max_age: float | None
 
     interval = settings.schedule.interval_minutes
     limit = dt.timedelta(minutes=max_age if max_age is not None else 2 * interval + 10)
+    if settings.state.url:
+        return server_health(settings, job=job, limit=limit, wanted=jobs, here=here)
+    if jobs is not None and jobs > 1:
+        raise ConfigError(f"--jobs {jobs}: several jobs share a state on a database server only ([state] url); "
+                          "on SQLite one job at a time holds the state")
     now = now or dt.datetime.now(dt.timezone.utc)
     problems = []
     who = holder(settings.state.path)
@@ -117,6 +128,90 @@ def health(settings: Settings, *, job: str = "continuous", max_age: float | None
         return 1
     print(f"healthy: {said}{holding}")
     return 0
+
+
+def server_health(settings: Settings, *, job: str, limit: dt.timedelta, wanted: int | None, here: bool) -> int:
+    """``health`` on a state on a database server, where several jobs share the state and none holds a lock.
+
+    A job is live while its heartbeat (by the server's clock) is fresh: in a cycle, or between the
+    cycles of ``winellbot run`` (state/jobs.py). Unhealthy: fewer than ``wanted`` live jobs
+    (default: 1 for the continuous job; 0 with ``here``, or for the scheduled one); a live cycle
+    running longer than the interval; no cycle started for ``limit`` (or, scheduled, none at all).
+    ``here`` judges only the jobs on this host. Prints the verdict, then one line per live job and
+    per cycle whose heartbeat stopped, with the pages each holds under lease.
+    """
+    import socket
+
+    from winellbot.commands import open_state
+    from winellbot.errors import StateError
+    from winellbot.state.jobs import jobs_now, latest_run
+
+    host = socket.gethostname() if here else None
+    try:
+        state = open_state(settings, readonly=True)
+        try:
+            clock, found = jobs_now(state)
+            last = latest_run(state, host)
+        finally:
+            state.db.conn.close()
+    except StateError as exc:
+        print(f"unhealthy: {exc}")
+        return 1
+    live = [j for j in found if j.live and (host is None or j.name.startswith(host + ":"))]
+    if wanted is None:
+        wanted = 1 if job == "continuous" and not here else 0
+    now = dt.datetime.fromtimestamp(clock, dt.timezone.utc)
+    said, problems = _server_problems(live, last, job, settings.schedule.interval_minutes, limit, now)
+    where = f" on {host}" if host else ""
+    if len(live) < wanted:
+        problems.insert(0, f"{len(live)} live winellbot job(s){where} on the state {state.path}, {wanted} wanted "
+                           "(a job gives its heartbeat every few minutes while it runs)")
+    print("unhealthy: " + "; ".join(problems) if problems else f"healthy: {said}; {len(live)} live job(s){where}")
+    for j in found:
+        print("  " + _job_line(j, clock))
+    return 1 if problems else 0
+
+
+def _server_problems(live: list, last: dict | None, job: str, interval: float, limit: dt.timedelta,
+                     now: dt.datetime) -> tuple[str, list[str]]:
+    """What the latest cycle says, and what is wrong: a live cycle running longer than the interval
+    (a cycle whose heartbeat stopped is not stuck but dead), or the latest cycle too old."""
+    problems = []
+    for j in live:
+        age = now - dt.datetime.fromisoformat(j.run["started"])
+        if j.in_cycle and age > dt.timedelta(minutes=interval):
+            problems.append(f"cycle {j.run['id']} of {j.name} started {j.run['started']} has run for "
+                            f"{age.total_seconds() / 60:.0f} minutes, longer than the interval")
+    if last is None:
+        return "no cycle yet", problems + (["no cycle has run yet"] if job == "scheduled" else [])
+    said = f"cycle {last['id']} started {last['started']} ({last['status']})"
+    age = now - dt.datetime.fromisoformat(last["started"])
+    in_cycle = last["status"] == "running" and any(j.run["id"] == last["id"] for j in live)
+    if not in_cycle and age > limit:
+        problems.append(f"no cycle started for {age.total_seconds() / 60:.0f} minutes (the latest: {said})")
+    return said, problems
+
+
+def _job_line(j, clock: float) -> str:
+    """One job as ``health`` lists it: its holder, its cycle, its heartbeat and its leases."""
+    run = j.run
+    beat = "no heartbeat yet" if j.beat_age is None else f"heartbeat {j.beat_age:.0f} s ago"
+    if not j.live:
+        head = (f"job {j.name}: heartbeat STOPPED in cycle {run['id']} (started {run['started']}; "
+                f"{beat}): killed? the next job to start marks the cycle killed")
+    elif j.in_cycle:
+        head = f"job {j.name}: in cycle {run['id']} since {run['started']}, {beat}"
+    else:
+        head = (f"job {j.name}: between cycles (its latest, cycle {run['id']}, {run['status']} at {run['finished']}), "
+                f"{beat}")
+    if not j.leases:
+        return head + "; no page under lease"
+    titles = [t for t, _ in j.leases]
+    shown = ", ".join(titles[:5]) + (f" and {len(titles) - 5} more" if len(titles) > 5 else "")
+    until = max(e for _, e in j.leases)
+    when = dt.datetime.fromtimestamp(until, dt.timezone.utc).replace(microsecond=0).isoformat()
+    held = "held until" if until >= clock else "ran out at"
+    return f"{head}; lease on {len(titles)} page(s) {held} {when} ({until - clock:+.0f} s): {shown}"
 
 
 def wiki_hostname(settings: Settings) -> str:
