@@ -167,24 +167,24 @@ def test_jobs_on_sqlite_is_refused_with_the_reason(tmp_path, capsys):
 
 def test_the_toolforge_health_check_reads_the_database_with_the_credentials_of_an_option_file(
         mariadb, mariadb_url, tmp_path):
-    """As the jobs framework runs it, in the job's container: `health-check.sh --here` (jobs-toolsdb.yaml)."""
+    """As the jobs framework runs it in the job's container: jobs-toolsdb.yaml's health-check-here.sh."""
     cnf = tmp_path / "replica.my.cnf"
     cnf.write_text(f"[client]\nuser = '{USER}'\npassword = '{PASSWORD}'\n", encoding="utf-8")
     database = mariadb_url.rsplit("/", 1)[1]
     _config(tmp_path, f"mysql+pymysql://127.0.0.1:{mariadb.port}/{database}?read_default_file=~/replica.my.cnf")
     state = State(url=mariadb_url)
     env = dict(os.environ, HOME=str(tmp_path), WINELLBOT_VENV=str(Path(sys.executable).parent.parent))
-    script = ROOT / "scripts" / "toolforge" / "health-check.sh"
+    script = ROOT / "scripts" / "toolforge" / "health-check-here.sh"
     run = state.start_run("offline")
     with Leases(state).start(run):  # this host's job, in its cycle
-        done = subprocess.run([str(script), "--here"], env=env, capture_output=True, text=True, timeout=120)
+        done = subprocess.run([str(script)], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.startswith(f"healthy: cycle {run} started "), done.stdout + done.stderr
     assert PASSWORD not in done.stdout + done.stderr
     state.db["runs"].update(run, {"started": state_at(24 * 60)})
-    done = subprocess.run([str(script), "--here"], env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run([str(script)], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 1 and "has run for 1440 minutes, longer than the interval" in done.stdout, done.stdout
     state.db.execute("update runs set heartbeat = heartbeat - 3600 where id = ?", [run])  # then the job died
-    done = subprocess.run([str(script), "--here"], env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run([str(script)], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 1 and "has run for" not in done.stdout, "a dead cycle is not a stuck one"
     assert "no cycle started for 1440 minutes" in done.stdout and "heartbeat STOPPED" in done.stdout, done.stdout
 

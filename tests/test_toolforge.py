@@ -35,7 +35,8 @@ def _script(command: str) -> Path:
     return ROOT / first[len("./winellbot/"):]
 
 
-@pytest.mark.parametrize("name, kind", [("jobs.yaml", "continuous"), ("jobs-scheduled.yaml", "scheduled")])
+@pytest.mark.parametrize("name, kind", [("jobs.yaml", "continuous"), ("jobs-scheduled.yaml", "scheduled"),
+                                        ("jobs-toolsdb.yaml", "several")])
 def test_job_definitions_run_scripts_of_the_checkout_in_the_python_image(name, kind):
     jobs = _jobs(name)
     assert jobs and all(re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", j["name"]) for j in jobs)
@@ -51,7 +52,7 @@ def test_job_definitions_run_scripts_of_the_checkout_in_the_python_image(name, k
     if kind == "continuous":
         [bot] = [j for j in jobs if j.get("continuous")]
         assert bot["command"].endswith("run.sh run") and "health-check-script" in bot
-    else:
+    elif kind == "scheduled":
         assert not any(j.get("continuous") for j in jobs)
         assert any(j["command"].endswith("run.sh once") for j in jobs)
         assert any("health-check.sh --job scheduled" in j["command"] for j in jobs)
@@ -64,13 +65,49 @@ JOB_KEYS = {"name", "command", "image", "schedule", "continuous", "no-filelog", 
             "retry", "mem", "cpu", "emails", "wait", "health-check-script"}
 
 
-@pytest.mark.parametrize("name", ["jobs.yaml", "jobs-scheduled.yaml"])
+@pytest.mark.parametrize("name", ["jobs.yaml", "jobs-scheduled.yaml", "jobs-toolsdb.yaml"])
 def test_job_keys_are_the_frameworks_and_every_job_logs_to_the_logs_command(name):
     """Issue 30: with file logging (the framework's default) `toolforge jobs logs` refuses the job, and
     ~/<job>.err grows unrotated."""
     for job in _jobs(name):
         assert set(job) <= JOB_KEYS, set(job) - JOB_KEYS
         assert job.get("no-filelog") is True, job["name"]
+
+
+def test_the_toolsdb_jobs_are_the_continuous_job_several_times_each_with_its_health_check_and_log():
+    """jobs-toolsdb.yaml: N jobs sharing one database run jobs.yaml's command (each with its own log file),
+    each with a health check of its own job (no arguments: the framework is given a script to run), and a
+    scheduled watch that wants N live jobs."""
+    [base] = [j for j in _jobs("jobs.yaml") if j.get("continuous")]
+    jobs = _jobs("jobs-toolsdb.yaml")
+    names = [j["name"] for j in jobs]
+    assert len(set(names)) == len(names)
+    bots = [j for j in jobs if j.get("continuous")]
+    assert len(bots) == 3
+    logs = set()
+    for job in bots:
+        assert {k: job[k] for k in ("image", "mem", "cpu", "emails", "no-filelog")} == \
+            {k: base[k] for k in ("image", "mem", "cpu", "emails", "no-filelog")}
+        option, log = job["command"].removeprefix(base["command"] + " ").split()
+        assert option == "--log-file" and not log.startswith(("/", "~")), job["command"]
+        logs.add(log)
+        [check] = job["health-check-script"].split()
+        text = _script(check).read_text(encoding="utf-8")
+        assert re.search(r'^exec "\$\(dirname "\$0"\)/run.sh" health --here "\$@"$', text, re.M), text
+    assert len(logs) == len(bots), "three processes rotating one log file would lose lines"
+    [watch] = [j for j in jobs if not j.get("continuous")]
+    assert watch["command"] == f"./winellbot/scripts/toolforge/health-check.sh --jobs {len(bots)}"
+    assert watch["schedule"] == "@hourly" and watch["emails"] == "onfailure" and "health-check-script" not in watch
+
+
+@pytest.mark.parametrize("name", ["jobs.yaml", "jobs-scheduled.yaml", "jobs-toolsdb.yaml"])
+def test_update_restarts_every_continuous_job_of_the_file_it_loads(name):
+    text = (TOOLFORGE / "update.sh").read_text(encoding="utf-8")
+    function = re.search(r"^continuous_jobs\(\) \{.*?^\}$", text, re.M | re.S).group(0)
+    done = subprocess.run(["bash", "-c", f'{function}\ncontinuous_jobs "$1"', "-", str(TOOLFORGE / name)],
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.split() == [j["name"] for j in _jobs(name) if j.get("continuous")]
+    assert 'for job in $(continuous_jobs "$here/$jobs")' in text
 
 
 def test_update_builds_beside_the_running_venv_and_switches_only_when_complete():

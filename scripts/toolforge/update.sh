@@ -4,7 +4,7 @@
 # SIGTERM: the cycle in progress finishes its current page first). The running job keeps importing
 # from its own, untouched venv until then; the previous venv is kept for a rollback
 # (`ln -sfn <old> ~/pyvenv-winellbot`). Run it as the tool on the bastion:
-#   become <tool>; ~/winellbot/scripts/toolforge/update.sh [jobs.yaml|jobs-scheduled.yaml]
+#   become <tool>; ~/winellbot/scripts/toolforge/update.sh [jobs.yaml|jobs-scheduled.yaml|jobs-toolsdb.yaml]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 jobs="${1:-jobs.yaml}"
@@ -25,9 +25,12 @@ fi
 ln -sfn "$new" "$link"
 # load replaces only the jobs whose definition changed; restart picks up the new venv in the others.
 toolforge jobs load "$here/$jobs"
-if [ "$jobs" = jobs.yaml ]; then
-  toolforge jobs restart winellbot
-fi
+continuous_jobs() {  # the names of a job file's continuous jobs (jobs.yaml: winellbot; jobs-toolsdb.yaml: three)
+  awk '/^- name:/ {name = $3} /^  continuous: true/ {print name}' "$1"
+}
+for job in $(continuous_jobs "$here/$jobs"); do
+  toolforge jobs restart "$job"
+done
 # Venvs older than the previous one go.
 for venv in "$HOME"/pyvenv-winellbot-*; do
   case "$venv" in "$new"|"$old") ;; *) [ -d "$venv" ] && rm -rf "$venv" ;; esac
