@@ -5,6 +5,7 @@ health check as the jobs framework runs it, with the credentials in an option fi
 """
 from __future__ import annotations
 
+import datetime as dt
 import os
 import socket
 import subprocess
@@ -19,7 +20,7 @@ from winellbot.config import Settings, dump_settings
 from winellbot.models import Citation, Document, Edit, PipelineResult, Suggestion, Update
 from winellbot.state.db import State
 from winellbot.state.jobs import JobBeat
-from winellbot.state.leases import Leases, state_now
+from winellbot.state.leases import Leases
 
 ROOT = Path(__file__).resolve().parents[1]
 HERE = f"{socket.gethostname()}:{os.getpid()}"  # this process, as a job's name gives it
@@ -41,8 +42,7 @@ def _health(capsys, config: str, *args: str) -> tuple[int, str]:
 
 
 def state_at(minutes_ago: float) -> str:
-    import datetime as dt
-
+    """A run's start time (the job's clock, as the state keeps it) that many minutes ago."""
     return (dt.datetime.now(dt.timezone.utc) - dt.timedelta(minutes=minutes_ago)).replace(microsecond=0).isoformat()
 
 
@@ -121,6 +121,21 @@ def test_a_continuous_job_stays_live_between_its_cycles_and_is_gone_once_it_ends
     assert state.db["runs"].get(run)["heartbeat"] is None, "an ended job clears its heartbeat"
     code, out = _health(capsys, config)
     assert code == 1 and "0 live winellbot job(s)" in out and f"job {HERE}" not in out, out
+
+
+def test_a_job_on_the_server_gives_its_heartbeat_for_its_life_and_clears_it_when_it_ends(mariadb_url):
+    """The wiring: every job on a server (run, once, article --post) opens its state through job_state."""
+    from winellbot.commands import job_state
+
+    settings = Settings()
+    settings.state.url = mariadb_url
+    with job_state(settings) as state:
+        run = state.start_run("offline")
+        with Leases(state).start(run):
+            pass  # the cycle
+        state.finish_run(run)
+        assert state.db["runs"].get(run)["heartbeat"] is not None
+    assert State(url=mariadb_url).db["runs"].get(run)["heartbeat"] is None
 
 
 def test_here_judges_only_this_hosts_jobs_and_a_stuck_cycle_fails(mariadb_url, tmp_path, capsys):
