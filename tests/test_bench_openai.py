@@ -11,6 +11,7 @@ import re
 
 import pytest
 from bench_tasks import ATOMS, FACT, HELD, NIGHT, write_ferry_task
+from mariadb import mariadb, mariadb_url  # noqa: F401 - the fixtures
 from scripted_openai import Received, ScriptedOpenAI
 
 from winellbot.cli import main
@@ -101,6 +102,27 @@ def test_backtest_with_the_agent_and_the_model_judge(bench, capsys):
     assert backtest(bench, "--backend", "openai", "--judge", "model") == 0
     assert figures_from(capsys.readouterr().out)["c_hard"] == 1.0
     assert len(server.requests) == asked, "a re-run on the same tasks is served from the cache"
+
+
+def test_on_a_mariadb_state_the_backtest_records_its_calls_there_and_a_rerun_is_served_from_them(mariadb_url,
+                                                                                                tmp_path, monkeypatch):
+    monkeypatch.delenv("WINELLBOT_OPENAI_API_KEY", raising=False)
+    write_ferry_task(tmp_path / "tasks")
+    with ScriptedOpenAI(model) as server:
+        s = Settings()
+        s.llm.base_url, s.llm.model = server.base_url, "scripted"
+        s.state.path, s.state.url = str(tmp_path / "state.sqlite"), mariadb_url
+        (tmp_path / "c.toml").write_text(dump_settings(s), encoding="utf-8")
+        bench = {"tmp": tmp_path, "config": str(tmp_path / "c.toml")}
+        assert backtest(bench, "--backend", "openai") == 0
+        asked = len(server.requests)
+        assert backtest(bench, "--backend", "openai") == 0
+        assert len(server.requests) == asked, "a re-run on the same tasks is served from the server's cache"
+    state = State(url=mariadb_url)
+    assert [r["backend"] for r in state.db["runs"].rows] == ["backtest:openai:lexical"] * 2
+    assert state.db["llm_calls"].count_where("cached = 0") == asked
+    assert state.db["llm_calls"].count_where("cached = 1") == asked  # the re-run's calls, each from the cache
+    assert not (tmp_path / "state.sqlite").exists()
 
 
 def test_lexical_judge_asks_no_model_and_model_judge_scores_the_offline_pipeline(bench, capsys):

@@ -106,3 +106,21 @@ def test_spacy_finds_sentences_names_dates_and_numbers():
     assert len(list(doc.sents)) == 2
     labels = {ent.label_ for ent in doc.ents}
     assert {"PERSON", "DATE"} <= labels and labels & {"MONEY", "CARDINAL"}
+
+
+def test_a_cache_file_another_job_holds_locked_is_a_miss_and_a_vector_not_kept_never_an_error(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "embeddings.sqlite"
+    cache = EmbeddingCache(path, timeout_s=0.2)
+    cache.put_many("m", [("k1", b"\x00\x01")])
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")  # another job in the middle of its write
+    cache.put_many("m", [("k2", b"\x02\x03")])
+    assert cache.get_many("m", ["k1", "k2"]) == {}
+    assert cache.busy == 2
+    other.execute("ROLLBACK")
+    assert cache.get_many("m", ["k1", "k2"]) == {"k1": b"\x00\x01"}  # k2 was not kept, k1 is intact
+    cache.put_many("m", [("k2", b"\x02\x03")])
+    assert len(cache) == 2 and cache.busy == 2
+    other.close()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import logging
 import sqlite3
 import threading
 import time
@@ -27,6 +28,8 @@ from pathlib import Path
 from winellbot import bundled
 from winellbot.gates.textnorm import MONTHS, WEEKDAYS
 from winellbot.text import content_tokens
+
+log = logging.getLogger(__name__)
 
 MINILM = "all-MiniLM-L6-v2"
 MPNET = "all-mpnet-base-v2"
@@ -43,13 +46,19 @@ def text_key(text: str) -> str:
 
 
 class EmbeddingCache:
-    """Vectors by (model, text hash) in a SQLite file (``None``: in memory only, for one process)."""
+    """Vectors by (model, text hash) in a SQLite file (``None``: in memory only, for one process).
 
-    def __init__(self, path: str | Path | None = None) -> None:
+    Several jobs may share the file (jobs on one ToolsDB state keep it beside ``[state] path``, on
+    NFS): a read or write that finds the file locked for ``timeout_s`` is given up, as a cache miss
+    or a vector not kept, and counted in ``busy``; it never fails the caller.
+    """
+
+    def __init__(self, path: str | Path | None = None, *, timeout_s: float = 2.0) -> None:
         self.path = str(path) if path else ":memory:"
+        self.busy = 0
         if path:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, check_same_thread=False)
+        self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=timeout_s)
         self._lock = threading.Lock()
         with self._lock, self._db:
             self._db.execute("CREATE TABLE IF NOT EXISTS embeddings (model TEXT NOT NULL, key TEXT NOT NULL, "
@@ -58,18 +67,30 @@ class EmbeddingCache:
     def get_many(self, model: str, keys: Sequence[str]) -> dict[str, bytes]:
         found: dict[str, bytes] = {}
         with self._lock:
-            for i in range(0, len(keys), 500):  # SQLite's limit on bound parameters
-                chunk = list(keys[i: i + 500])
-                marks = ",".join("?" * len(chunk))
-                rows = self._db.execute(f"SELECT key, vector FROM embeddings WHERE model = ? AND key IN ({marks})",
-                                        [model, *chunk])
-                found.update(rows)
+            try:
+                for i in range(0, len(keys), 500):  # SQLite's limit on bound parameters
+                    chunk = list(keys[i: i + 500])
+                    marks = ",".join("?" * len(chunk))
+                    found.update(self._db.execute(
+                        f"SELECT key, vector FROM embeddings WHERE model = ? AND key IN ({marks})", [model, *chunk]))
+            except sqlite3.OperationalError as exc:  # locked by another job: what was read so far
+                self._gave_up("read", exc)
         return found
 
     def put_many(self, model: str, items: Sequence[tuple[str, bytes]]) -> None:
-        with self._lock, self._db:
-            self._db.executemany("INSERT OR REPLACE INTO embeddings (model, key, vector) VALUES (?, ?, ?)",
-                                 [(model, key, blob) for key, blob in items])
+        with self._lock:
+            try:
+                with self._db:
+                    self._db.executemany("INSERT OR REPLACE INTO embeddings (model, key, vector) VALUES (?, ?, ?)",
+                                         [(model, key, blob) for key, blob in items])
+            except sqlite3.OperationalError as exc:  # locked by another job: the vectors stay in memory only
+                self._gave_up("write", exc)
+
+    def _gave_up(self, what: str, exc: sqlite3.OperationalError) -> None:
+        if "locked" not in str(exc) and "busy" not in str(exc):
+            raise exc
+        self.busy += 1
+        log.warning("embedding cache %s: %s given up (%s)", self.path, what, exc)
 
     def __len__(self) -> int:
         with self._lock:

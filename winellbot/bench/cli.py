@@ -174,9 +174,9 @@ def run(args: argparse.Namespace) -> int:
     check_jobs(args.jobs, backend)
     state = run_id = None
     if uses_model:
-        from winellbot.state.db import State
+        from winellbot.commands import open_state
 
-        state = State(settings.state.path)  # the cache makes a re-run on the same tasks free
+        state = open_state(settings)  # the cache makes a re-run on the same tasks free
         run_id = state.start_run(f"backtest:{backend}{':local' if settings.llm.backend == 'local' else ''}:"
                                  f"{args.judge}")
     from winellbot import factory

@@ -140,10 +140,10 @@ def _fetch(args):
     from winellbot.config import load_settings
     from winellbot.editor.cited import fetch_with
     from winellbot.search.fetch import WebFetcher
-    from winellbot.state.db import State
+    from winellbot.commands import open_state
 
     settings = load_settings(args.config) if args.config else None
-    state = State(settings.state.path) if settings else None
+    state = open_state(settings) if settings else None
     allow = args.allow_private_urls or bool(settings and settings.search.allow_private_urls)
     return fetch_with(WebFetcher(state=state, allow_private=allow))
 
@@ -243,10 +243,10 @@ def model_annotator(config_path: str | None) -> Callable:
     from winellbot import factory
     from winellbot.config import load_settings
     from winellbot.editor.annotate import ModelAnnotator
-    from winellbot.state.db import State
+    from winellbot.commands import open_state
 
     settings = load_settings(config_path)
-    state = State(settings.state.path)
+    state = open_state(settings)
     run_id = state.start_run("editor-evaluate")
     client = factory.build_client(settings, state, run_id)
     return ModelAnnotator(client, model=settings.llm.stage_models.get("judge", ""))
