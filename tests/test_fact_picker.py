@@ -68,3 +68,10 @@ def test_a_fact_the_article_already_states_is_held_by_novelty():
                    fact)
     held = [f for f in default_gates().check_one(ARTICLE, s).findings if f.gate == "novelty"]
     assert held and held[0].severity == "hold"
+
+
+def test_a_sentence_that_names_no_one_before_its_pronoun_gives_way_to_one_that_stands():
+    passage = ("In 2026 they paid 48,000 pounds for floodlights built by Harlow Electrical at Quarry Lane. "
+               "Fellside Rovers switched on new floodlights at Quarry Lane in June 2026.")
+    [fact] = FactPicker().refine(ARTICLE, [update(passage)])
+    assert fact.text.startswith("Fellside Rovers switched on")

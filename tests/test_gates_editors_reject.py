@@ -13,7 +13,9 @@ import pytest
 from winellbot.article import parse_article
 from winellbot.bundled import sample_dir
 from winellbot.gates.copying import CopyingGate, copied_prose
+from winellbot.gates.editorial import ClarityGate, FurnitureGate
 from winellbot.gates.hostile import HostileGate, instruction_in
+from winellbot.gates.standalone import problems
 from winellbot.gates.style import StyleGate
 from winellbot.gates.subject import SubjectGate, subject_names
 from winellbot.models import Citation, Document, Edit, Suggestion, Update
@@ -319,3 +321,40 @@ def test_similar_town_articles_get_no_other_towns_news():
     r = run(40, 8, acceptability_threshold=0.0)  # the subject gate's work, not the score's
     assert r["wrong"] == {}
     assert len(r["own"]) == 8, "each town with news still gets its own"
+
+
+# -- a fact line must stand alone: what a reviewer reading only the line cannot resolve ---------------
+
+@pytest.mark.parametrize("line, why", [
+    ("Later they would have to pick which members of the club were fit to play at Coppice Lane.", "whose?"),
+    ("In her first season in charge, the club won the Northern Counties League with two games to spare.", "whose?"),
+    ("Over the past few seasons, the club has doubled the capacity of the ground at Coppice Lane.", "page's date"),
+    ("Ashgrove Athletic, now 118 years old, unveiled a new badge for the Northern Counties League season.", "page's date"),
+    ("The new stand at Coppice Lane was designed by a team led by architect Drs.", "abbreviation"),
+])
+def test_a_line_that_leans_on_what_the_reviewer_was_not_shown_is_held_as_unclear(line, why):
+    found = blocks(ClarityGate(), suggestion(line))
+    assert found and why in found[0]
+
+
+@pytest.mark.parametrize("line, why", [
+    ("Match report Northern Counties League After the final whistle, Ashgrove Athletic were crowned champions.",
+     "run together"),
+    ("Ashgrove, 25 April 2026:The club won the Northern Counties League title with a 3-1 win at Lowmere.",
+     "dateline"),
+])
+def test_a_caption_or_dateline_run_into_the_line_is_held_as_furniture(line, why):
+    found = blocks(FurnitureGate(), suggestion(line))
+    assert found and why in found[0]
+
+
+@pytest.mark.parametrize("line", [
+    CLEAN,
+    "Manager Ada Holt said she would stay at Ashgrove Athletic for the 2026-27 season.",  # named before "she"
+    "The supporters' trust said their fundraising had paid for the new roof in 2025.",  # a subject says whose
+    "Ashgrove Athletic, founded in 1908, now play at Coppice Lane after leaving Mill Road in 2019.",  # a year
+    "The club signed a sponsorship deal with Lowmere Brewing Co. and Harlow Ltd.",  # a sentence may end so
+    "Ashgrove Athletic beat Lowmere in the final of the Northern Counties Cup at The Mall Ground in May 2026.",
+])
+def test_a_line_that_stands_alone_passes_the_line_alone_rules(line):
+    assert problems(line) == {}

@@ -5,14 +5,18 @@ and holds it for one of the rubric's errors (``../shared/bench/verdicts.md`` in 
 workspace; docs/posting.md, *One fact, or nothing*):
 
 * ``clarity``: not a sentence an article could hold as it stands (a fragment, a question, a
-  pronoun or "the stand" pointing back, a time relative to the page's date, words run together);
-* ``furniture``: page text (bylines, share buttons, menus, time stamps, tables);
+  pronoun or "the stand" pointing back, a time relative to the page's date, words run together;
+  and the line-alone rules of :mod:`winellbot.gates.standalone`: a pronoun before anyone is named,
+  a time with no year that only the page's date fixes, a line cut at an abbreviation);
+* ``furniture``: page text (bylines, share buttons, menus, time stamps, tables; a dateline glued
+  to the sentence, a caption or headline run into it);
 * ``tone``: someone's own voice (the first or second person, mostly a quotation);
 * ``primary``: text a source quotes or performs (scripture, play-by-play, a broadcast's promotion);
 * ``novelty``: nothing the article lacks, or one article sentence already says most of it.
 """
 from __future__ import annotations
 
+from winellbot.gates import standalone
 from winellbot.gates.base import Gate
 from winellbot.models import Article, GateFinding, Suggestion
 from winellbot.sentences import STATED, read
@@ -25,7 +29,7 @@ class _ReadingGate(Gate):
 
     def check(self, article: Article, suggestion: Suggestion) -> list[GateFinding]:
         reading = read(suggestion.update.text, article)
-        why = reading.problems.get(self.error)
+        why = reading.problems.get(self.error) or standalone.problems(suggestion.update.text).get(self.error)
         return [self.finding("hold", why)] if why else []
 
 

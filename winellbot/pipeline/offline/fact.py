@@ -6,7 +6,9 @@ sentence an article could hold as it stands, that says something the article lac
 source's words for it beside it. :class:`FactPicker` is the pipeline's last refiner: for each
 passage it reads every sentence (:func:`winellbot.sentences.read`) and keeps the one that brings
 most news among those that stand alone (a verb with a subject, no pronoun or "the stand" pointing
-back, no page text, nobody's own voice). The update's text becomes that sentence, its quote the
+back, no page text, nobody's own voice, none of the line-alone problems of
+:mod:`winellbot.gates.standalone`: a pronoun before anyone is named, a time only the page's date
+fixes, a dateline or caption run into it). The update's text becomes that sentence, its quote the
 source's words for it, and its reason says what it brings. A passage with no such sentence keeps
 its best sentence anyway, so that the editorial gates (:mod:`winellbot.gates.editorial`) hold it
 with the reason, counted in the reports, instead of it vanishing unexplained.
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from winellbot.gates.standalone import problems as alone_problems
 from winellbot.models import Article, Update
 from winellbot.sentences import STATED, Reading, read, sentences_of
 from winellbot.text import words
@@ -54,7 +57,7 @@ class FactPicker:
         sentence alone (the gates will say what is wrong with it)."""
         sentences = sentences_of(update.text)
         readings = [read(_unjoined(s), article, parse=False) for s in sentences]
-        order = sorted(range(len(readings)), key=lambda i: -_worth(readings[i]))
+        order = sorted(range(len(readings)), key=lambda i: -_worth(readings[i], alone_problems(readings[i].text)))
         chosen = [i for i in order if self._stands(article, readings[i])][: self.per_passage]
         if not chosen and order:
             chosen = order[:1]
@@ -62,17 +65,17 @@ class FactPicker:
                         reason=f"{_brings(readings[i])}; {update.reason}") for i in chosen]
 
     def _stands(self, article: Article, r: Reading) -> bool:
-        if not r.clean or r.news <= 0 or r.stated >= STATED:
+        if not r.clean or r.news <= 0 or r.stated >= STATED or alone_problems(r.text):
             return False
         if not read(r.text, article).clean:  # the parser only for sentences that passed the cheap checks
             return False
         return self.restatements is None or self.restatements.find(article, r.text) is None
 
 
-def _worth(r: Reading) -> float:
-    """Which sentence of a passage is its fact: standing alone first, then most news, less what
-    an article sentence already says."""
-    return (2.0 if r.clean else 0.0) + r.news - 4.0 * max(0.0, r.stated - 0.4) + (0.5 if r.dated else 0.0)
+def _worth(r: Reading, alone: dict[str, str]) -> float:
+    """Which sentence of a passage is its fact: standing alone first (``alone``: its line-alone
+    problems), then most news, less what an article sentence already says."""
+    return (2.0 if r.clean and not alone else 0.0) + r.news - 4.0 * max(0.0, r.stated - 0.4) + (0.5 if r.dated else 0.0)
 
 
 def _unjoined(sentence: str) -> str:
