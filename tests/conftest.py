@@ -42,6 +42,17 @@ A real model behind a real server:
     started once per session and stopped at the end. It is the server ``[llm] backend = "local"``
     with ``local_n_ctx = 2048`` and ``local_threads = 1`` gets. When it cannot start the test FAILS with the reason: never skipped.
 
+On both state engines:
+
+``state_engine`` (function, autouse)
+    Nothing by default: settings-driven state is the SQLite file at ``[state] path``. With
+    ``WINELLBOT_TEST_ENGINE=mariadb`` (``WINELLBOT_TEST_ENGINE=mariadb bash scripts/test.sh``) each test gets a
+    fresh database on the session's MariaDB server (tests/mariadb.py) in ``WINELLBOT_STATE_URL``, which every
+    state opened from settings (``commands.open_state``, the CLI in a subprocess) then uses; dropped after
+    the test. Tests marked ``sqlite_state`` (about SQLite itself) stay on SQLite. A module marked
+    ``module_state`` (``pytestmark``: its module fixtures build a state its tests share) gets one database for
+    the whole module instead, set before its module fixtures run (``module_state_engine``).
+
 ``scripts/test.sh`` runs the suite in two processes (pytest-xdist): each worker is a session of its own, with
 its own wiki and model server; a module goes whole to one worker (see ``heavy_modules_first``).
 
@@ -68,6 +79,12 @@ from collections.abc import Iterator  # noqa: E402
 import pytest  # noqa: E402
 
 from winellbot.localwiki import LocalWiki, mediawiki_available  # noqa: E402
+
+TEST_ENGINE = os.environ.get("WINELLBOT_TEST_ENGINE", "sqlite")
+if TEST_ENGINE not in ("sqlite", "mariadb"):
+    raise pytest.UsageError(f"WINELLBOT_TEST_ENGINE={TEST_ENGINE!r}: 'sqlite' (the default) or 'mariadb'")
+
+from mariadb import mariadb  # noqa: E402,F401  (the session's server, for state_engine)
 
 WIKI_FIXTURES = {"local_wiki", "site", "make_page", "scene", "own_wiki"}
 _SKIP_REASON = ("php or Debian's mediawiki package is not installed "
@@ -121,6 +138,42 @@ def _serving(folder) -> Iterator[LocalWiki]:
         yield wiki
     finally:
         wiki.stop()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def module_state_engine(request: pytest.FixtureRequest) -> Iterator[str | None]:
+    """For a module marked ``module_state`` on MariaDB: its one database, in ``WINELLBOT_STATE_URL`` from before
+    its module fixtures run to its end; None otherwise (nothing is done)."""
+    if TEST_ENGINE != "mariadb" or not request.node.get_closest_marker("module_state"):
+        yield None
+        return
+    server = request.getfixturevalue("mariadb")
+    url = server.new_database()
+    try:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("WINELLBOT_STATE_URL", url)
+            yield url
+    finally:
+        server.drop_database(url)
+
+
+@pytest.fixture(autouse=True)
+def state_engine(request: pytest.FixtureRequest, monkeypatch, module_state_engine) -> Iterator[str]:
+    """The engine of the test's settings-driven state (see module docstring): "sqlite" or "mariadb"."""
+    if module_state_engine:
+        yield "mariadb"
+        return
+    if TEST_ENGINE != "mariadb" or request.node.get_closest_marker("sqlite_state"):
+        monkeypatch.delenv("WINELLBOT_STATE_URL", raising=False)
+        yield "sqlite"
+        return
+    server = request.getfixturevalue("mariadb")
+    url = server.new_database()
+    monkeypatch.setenv("WINELLBOT_STATE_URL", url)
+    try:
+        yield "mariadb"
+    finally:
+        server.drop_database(url)
 
 
 @pytest.fixture(scope="session")

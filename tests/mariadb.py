@@ -114,6 +114,7 @@ class MariaDB:
 
     def drop_database(self, url: str) -> None:
         with self.root() as conn, conn.cursor() as cur:
+            cur.execute("SET SESSION lock_wait_timeout = 60")  # a connection left in a transaction fails this, not hangs it
             cur.execute(f"DROP DATABASE IF EXISTS `{url.rsplit('/', 1)[1]}`")
 
     def stop(self) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from scripted_openai import Received
+from wikiscene import configured_state
 
 from winellbot.cli import main
 from winellbot.config import Settings, dump_settings
@@ -30,7 +31,7 @@ def test_article_runs_all_stages_prints_posts_and_records(model_town, site, caps
     talk = pywikibot.Page(site, f"Talk:{name}")
     assert "winellbot-suggestion" not in talk.text, "a dry run posts nothing"
 
-    state = State(model_town["state"])
+    state = configured_state(model_town["settings"])
     run_id = state.db.execute("select max(id) from runs").fetchone()[0]
     assert state.db["runs"].get(run_id)["status"] == "dry-run"
     calls = list(state.db["llm_calls"].rows_where("run_id = ?", [run_id]))
@@ -84,7 +85,7 @@ def test_article_records_model_failures_and_still_finishes(model_town, capsys):
     assert main(["article", name, "--config", model_town["config"]]) == 0
     out = capsys.readouterr().out
     assert "0 suggestion(s)" in out
-    state = State(model_town["state"])
+    state = configured_state(model_town["settings"])
     errors = [e["message"] for e in state.db["errors"].rows]
     assert any("extractor: skipped" in e and "no valid reply" in e for e in errors), errors
     failed = list(state.db["llm_calls"].rows_where("stage = 'extractor' and error is not null"))

@@ -11,11 +11,12 @@ import re
 
 import pytest
 from bench_tasks import ATOMS, FACT, HELD, NIGHT, write_ferry_task
-from mariadb import mariadb, mariadb_url  # noqa: F401 - the fixtures
+from mariadb import PASSWORD, mariadb, mariadb_url  # noqa: F401 - the fixtures
 from scripted_openai import Received, ScriptedOpenAI
+from wikiscene import configured_state
 
 from winellbot.cli import main
-from winellbot.config import Settings, dump_settings
+from winellbot.config import Settings, dump_settings, load_settings
 from winellbot.state.db import State
 
 
@@ -63,7 +64,7 @@ def bench(tmp_path, monkeypatch):
         s.llm.stage_models = {"judge": "scripted-judge"}
         s.state.path = str(tmp_path / "state.sqlite")
         (tmp_path / "c.toml").write_text(dump_settings(s), encoding="utf-8")
-        yield {"tmp": tmp_path, "server": server, "config": str(tmp_path / "c.toml"), "state": s.state.path}
+        yield {"tmp": tmp_path, "server": server, "config": str(tmp_path / "c.toml"), "state": s.state.path, "settings": s}
 
 
 def figures_from(out: str) -> dict:
@@ -92,7 +93,7 @@ def test_backtest_with_the_agent_and_the_model_judge(bench, capsys):
     pipeline_text = "\n".join(r.text for r in server.requests if r.stage != "judge")
     assert HELD not in pipeline_text and "distractor" not in pipeline_text  # scoring data stays out
 
-    state = State(bench["state"])
+    state = configured_state(bench["settings"])
     [run] = list(state.db["runs"].rows)
     assert (run["backend"], run["status"]) == ("backtest:openai:model", "done")
     calls = list(state.db["llm_calls"].rows_where("run_id = ?", [run["id"]]))
@@ -123,6 +124,33 @@ def test_on_a_mariadb_state_the_backtest_records_its_calls_there_and_a_rerun_is_
     assert state.db["llm_calls"].count_where("cached = 0") == asked
     assert state.db["llm_calls"].count_where("cached = 1") == asked  # the re-run's calls, each from the cache
     assert not (tmp_path / "state.sqlite").exists()
+
+
+@pytest.mark.sqlite_state  # sets WINELLBOT_STATE_URL itself, to a database of its own
+def test_the_state_url_may_come_from_the_environment_and_is_never_written_into_a_config_file(mariadb_url,
+                                                                                           tmp_path, monkeypatch):
+    """WINELLBOT_STATE_URL (a URL with a password belongs in `toolforge envvars`, as the other secrets do) is
+    the state when [state] url is empty: the command's runs and calls land in that database, no SQLite file."""
+    monkeypatch.delenv("WINELLBOT_OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("WINELLBOT_STATE_URL", mariadb_url)
+    write_ferry_task(tmp_path / "tasks")
+    with ScriptedOpenAI(model) as server:
+        s = Settings()
+        s.llm.base_url, s.llm.model = server.base_url, "scripted"
+        s.state.path = str(tmp_path / "state.sqlite")
+        (tmp_path / "c.toml").write_text(dump_settings(s), encoding="utf-8")
+        bench = {"tmp": tmp_path, "config": str(tmp_path / "c.toml")}
+        assert backtest(bench, "--backend", "openai") == 0
+        asked = len(server.requests)
+    state = State(url=mariadb_url)
+    assert [r["backend"] for r in state.db["runs"].rows] == ["backtest:openai:lexical"]
+    assert state.db["llm_calls"].count_where("cached = 0") == asked > 0
+    assert not (tmp_path / "state.sqlite").exists()
+    loaded = load_settings(tmp_path / "c.toml")
+    assert loaded.state.url == "" and loaded.state.server_url == mariadb_url
+    assert mariadb_url not in dump_settings(loaded) and PASSWORD not in dump_settings(loaded)
+    loaded.state.url = "mysql+pymysql://other@host/db"  # [state] url, when set, wins over the environment
+    assert loaded.state.server_url == "mysql+pymysql://other@host/db"
 
 
 def test_lexical_judge_asks_no_model_and_model_judge_scores_the_offline_pipeline(bench, capsys):

@@ -5,12 +5,11 @@ Against the real local wiki, with the ``model_town`` fixture's scripted model (`
 from __future__ import annotations
 
 from scripted_openai import Reply, ScriptedOpenAI
-from wikiscene import ARTICLE, TownModel
+from wikiscene import ARTICLE, configured_state, TownModel
 
 from winellbot.cli import main
 from winellbot.commands import build_bot
 from winellbot.config import load_settings
-from winellbot.state.db import State
 
 
 def test_spent_budget_ends_the_cycle_without_rescheduling_unfinished_pages(model_town, local_wiki, make_page, capsys):
@@ -23,7 +22,7 @@ def test_spent_budget_ends_the_cycle_without_rescheduling_unfinished_pages(model
     # every request costs 300 tokens: criteria fit, the navigator's query spends the budget
     with ScriptedOpenAI(lambda req: Reply(model(req), prompt_tokens=290, completion_tokens=10)) as server:
         settings.llm.base_url = server.base_url
-        state = State(settings.state.path)
+        state = configured_state(settings)
         report = build_bot(settings, state).run([name, other], force=True)
         asked = server.stages()
     assert asked[:2] == ["criteria", "navigator"]
@@ -47,7 +46,7 @@ def test_next_cycle_finishes_the_pages_and_reuses_the_answers_already_paid_for(m
     settings = load_settings(model_town["config"])
     settings.llm.token_budget = 200
     server = model_town["server"]
-    state = State(settings.state.path)
+    state = configured_state(settings)
     first = build_bot(settings, state).run([name], force=True)
     assert first.stopped.startswith("token budget spent")
     settings.llm.token_budget = 200_000

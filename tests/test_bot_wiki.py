@@ -10,10 +10,9 @@ import subprocess
 import sys
 import time
 
-from wikiscene import run_cycle
+from wikiscene import configured_state, for_a_job_to_kill, run_cycle, wait_out_a_killed_job
 
 from winellbot.config import dump_settings
-from winellbot.state.db import State
 
 
 def test_one_cycle_posts_to_talk_and_queue_and_never_edits_articles(scene, site):
@@ -88,7 +87,7 @@ def test_sigkill_while_posting_never_posts_twice_and_loses_nothing(scene, site, 
     s = scene["settings"]
     config = tmp_path / "winellbot.toml"
     config.write_text(dump_settings(s), encoding="utf-8")
-    env = dict(os.environ, WINELLBOT_PAUSE_AFTER_WRITE="60", PYTHONUNBUFFERED="1")
+    env = for_a_job_to_kill(dict(os.environ, WINELLBOT_PAUSE_AFTER_WRITE="60", PYTHONUNBUFFERED="1"))
     cmd = [sys.executable, "-m", "winellbot.cli", "once", "--force", "--config", str(config),
            f"-page:{scene['opted']}", f"-page:{scene['listed']}"]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -102,14 +101,15 @@ def test_sigkill_while_posting_never_posts_twice_and_loses_nothing(scene, site, 
     assert proc.poll() is None, proc.stdout.read().decode()
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    state = State(s.state.path)
+    state = configured_state(s)
     found = {row["id"] for row in state.suggestions(status="proposed")}
     assert found and not state.suggestions(status="posted"), "killed before state recorded the post"
 
     env.pop("WINELLBOT_PAUSE_AFTER_WRITE")
+    wait_out_a_killed_job(s)
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
-    state = State(s.state.path)
+    state = configured_state(s)
     texts = pywikibot.Page(site, talk.title()).text + pywikibot.Page(site, f"{s.wiki.queue}/{scene['listed']}").text
     posted = {row["id"] for row in state.suggestions(status="posted")}
     assert found <= posted, "everything found before the crash was posted after it"
@@ -124,7 +124,7 @@ def test_a_kill_between_the_queue_post_and_its_listing_is_repaired_by_the_next_r
     s = scene["settings"]
     config = tmp_path / "winellbot.toml"
     config.write_text(dump_settings(s), encoding="utf-8")
-    env = dict(os.environ, WINELLBOT_PAUSE_AFTER_WRITE="60", PYTHONUNBUFFERED="1")
+    env = for_a_job_to_kill(dict(os.environ, WINELLBOT_PAUSE_AFTER_WRITE="60", PYTHONUNBUFFERED="1"))
     cmd = [sys.executable, "-m", "winellbot.cli", "once", "--force", "--config", str(config), f"-page:{scene['listed']}"]
     queue = f"{s.wiki.queue}/{scene['listed']}"
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -137,6 +137,7 @@ def test_a_kill_between_the_queue_post_and_its_listing_is_repaired_by_the_next_r
     index = pywikibot.Page(site, s.wiki.queue)
     assert not index.exists() or queue not in index.get(force=True), "killed before the listing"
     env.pop("WINELLBOT_PAUSE_AFTER_WRITE")
+    wait_out_a_killed_job(s)
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"[[{queue}" in pywikibot.Page(site, s.wiki.queue).get(force=True)
@@ -156,7 +157,7 @@ def test_pywikibot_simulate_writes_nothing_and_keeps_suggestions_pending(scene, 
     assert not pywikibot.Page(site, f"{s.wiki.queue}/{scene['listed']}").exists()
     # -simulate is a dry run for the state too (issue 30): nothing found, scheduled or run is kept,
     # so the next real run does everything a real run does
-    state = State(s.state.path)
+    state = configured_state(s)
     assert not state.suggestions() and not list(state.db["pages"].rows)
     assert [r["status"] for r in state.db["runs"].rows] == []
     real = subprocess.run(cmd[:-1], capture_output=True, text=True, timeout=300)

@@ -4,8 +4,10 @@ import re
 from pathlib import Path
 
 import pytest
+from wikiscene import configured_state
 
 from winellbot.cli import build_parser, main
+from winellbot.config import load_settings
 from winellbot.models import Citation, Document, Edit, PipelineResult, Suggestion, Update
 from winellbot.state.db import State
 
@@ -38,7 +40,7 @@ def test_status_reports_what_the_state_holds(tmp_path, capsys):
     cfg.write_text(f'[state]\npath = "{db}"\n')
     d = Document("d1", "https://news.example/a", "A", "x")
     s = Suggestion("Town", 1, ("History",), 0, Edit("a", "a b", "b", Citation(d.url, "A")), Update("b", ("History",), "b", d))
-    state = State(db)
+    state = configured_state(load_settings(cfg))
     state.record_result(state.start_run("offline"), "Town", PipelineResult((s,)))
     assert main(["status", "--config", str(cfg)]) == 0
     out = capsys.readouterr().out
@@ -55,6 +57,7 @@ def test_stray_positional_arguments_are_refused(capsys):
     assert exc.value.code == 2
 
 
+@pytest.mark.sqlite_state  # the SQLite file: none is created, nothing is written beside it
 def test_status_without_a_state_creates_nothing_and_says_why(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("WINELLBOT_CONFIG", raising=False)
@@ -64,6 +67,7 @@ def test_status_without_a_state_creates_nothing_and_says_why(tmp_path, monkeypat
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.sqlite_state  # the SQLite file: none is created, nothing is written beside it
 def test_status_reads_a_state_without_writing_to_its_folder(tmp_path, capsys):
     db = tmp_path / "state.sqlite"
     writer = State(db)

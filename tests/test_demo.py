@@ -22,7 +22,8 @@ from winellbot.demo import load_manifest
 from winellbot.bundled import sample_dir
 from winellbot.localwiki import mediawiki_available
 
-pytestmark = [pytest.mark.wiki, pytest.mark.skipif(not mediawiki_available(), reason="MediaWiki not installed")]
+pytestmark = [pytest.mark.wiki, pytest.mark.skipif(not mediawiki_available(), reason="MediaWiki not installed"),
+              pytest.mark.module_state]  # the demo, run once for the module, makes the state its tests read
 needs_browser = pytest.mark.skipif(shutil.which("chromium") is None,
                                    reason="Debian's chromium is not installed (bash scripts/setup.sh installs it)")
 BOT = "WinellBot"

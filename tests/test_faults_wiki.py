@@ -11,11 +11,10 @@ import time
 
 import pytest
 
-from wikiscene import fact_suggestion, make_scene, run_cycle
+from wikiscene import configured_state, fact_suggestion, make_scene, recorded, run_cycle
 
 from winellbot.config import dump_settings
 from winellbot.errors import PageGone, PostingRefused
-from winellbot.state.db import State
 from winellbot.wiki.render import render_section
 from winellbot.wiki.writer import WikiWriter
 
@@ -80,9 +79,8 @@ def test_an_article_deleted_between_reading_and_posting_gets_no_post(scene, site
     proc = subprocess.Popen([sys.executable, "-m", "winellbot.cli", "once", f"-page:{opted}", "--config", config],
                             env={**os.environ, "WINELLBOT_PAUSE_BEFORE_POST": "4"}, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    path = scene["settings"].state.path
     deadline = time.time() + 120
-    while time.time() < deadline and not (os.path.exists(path) and State(path, readonly=True).suggestions(page=opted)):
+    while time.time() < deadline and not recorded(scene["settings"], page=opted):
         time.sleep(0.2)
     scene["wiki"].delete(opted)
     scene["wiki"].delete(f"Talk:{opted}")
@@ -91,7 +89,7 @@ def test_an_article_deleted_between_reading_and_posting_gets_no_post(scene, site
     import pywikibot
 
     assert not pywikibot.Page(site, f"Talk:{opted}").exists(), "the talk page was re-created"
-    errors = [e["message"] for e in State(path).db["errors"].rows if e["page"] == opted]
+    errors = [e["message"] for e in configured_state(scene["settings"]).db["errors"].rows if e["page"] == opted]
     assert any("does not exist" in m and "nothing posted" in m for m in errors), errors
 
 
@@ -192,9 +190,8 @@ def _paused_cycle(wiki, tmp_path, monkeypatch, *, max_wait: float):
                              f"-page:{scene['listed']}", "--config", config],
                             env={**os.environ, "WINELLBOT_PAUSE_BEFORE_POST": "3"}, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    path = scene["settings"].state.path
     deadline = time.time() + 120
-    while time.time() < deadline and not (os.path.exists(path) and State(path, readonly=True).suggestions()):
+    while time.time() < deadline and not recorded(scene["settings"]):
         time.sleep(0.2)
     return scene, proc
 
@@ -209,7 +206,7 @@ def test_the_wiki_stopped_mid_run_stops_the_cycle_with_one_line(own_wiki, tmp_pa
     [line] = said(err)
     assert line.startswith("winellbot: error: run 1 stopped: ") and "does not answer" in line, line
     assert "Traceback" not in out + err
-    state = State(scene["settings"].state.path)
+    state = configured_state(scene["settings"])
     (run,) = state.db["runs"].rows
     assert run["status"] == "failed"
     assert any("does not answer" in e["message"] for e in state.db["errors"].rows)

@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from mariadb import PASSWORD, USER, mariadb, mariadb_url  # noqa: F401 - the fixtures
 
 from winellbot.cli import main
@@ -172,6 +173,7 @@ def test_the_scheduled_check_wants_cycles_that_keep_coming(mariadb_url, tmp_path
     assert code == 1 and "no cycle started for 4320 minutes" in out, out
 
 
+@pytest.mark.sqlite_state  # health on a SQLite file refuses --jobs above 1
 def test_jobs_on_sqlite_is_refused_with_the_reason(tmp_path, capsys):
     s = Settings()
     s.state.path = str(tmp_path / "state.sqlite")

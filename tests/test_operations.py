@@ -6,11 +6,10 @@ import logging
 
 import requests
 
-from wikiscene import run_cycle
+from wikiscene import configured_state, run_cycle
 from winellbot import logs
 from winellbot.cli import main
 from winellbot.config import dump_settings
-from winellbot.state.db import State
 
 
 def _config(scene, tmp_path) -> str:
@@ -59,7 +58,7 @@ def test_withdraw_sets_the_status_on_the_wiki_and_in_state_and_leaves_reviewers_
     after = _talk(scene)
     assert after == before.replace(f"id={first['id']}|status=pending", f"id={first['id']}|status=withdrawn")
     assert "this one looks wrong to me" in after
-    row = State(scene["settings"].state.path).suggestion(first["id"])
+    row = configured_state(scene["settings"]).suggestion(first["id"])
     assert row["status"] == "withdrawn" and "wrong date" in row["status_reason"]
     assert "withdrawn on Talk:" in capsys.readouterr().out
 

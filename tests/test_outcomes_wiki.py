@@ -10,16 +10,17 @@ from pathlib import Path
 
 import pytest
 import requests
+from wikiscene import configured_state
 
 from winellbot import cli, commands, factory
 from winellbot.article import parse_article
 from winellbot.config import Settings, dump_settings
 from winellbot.errors import ShutoffError, UnsafeWriteError
 from winellbot.models import Citation, Document, Edit, PipelineResult, Suggestion, Update
-from winellbot.state.db import State
 from winellbot.state.outcomes import OutcomeStore
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+pytestmark = pytest.mark.module_state  # `posted`, built once for the module, makes the state its tests read
 ARTICLE = """'''{t}''' is a harbour town.
 
 == Transport ==
@@ -60,7 +61,7 @@ def posted(local_wiki, tmp_path_factory):
         found = {c: _suggestion(titles[c], n, f"Name{c.capitalize()}{token}") for n, c in enumerate(cases)}
         for c in cases:
             local_wiki.edit(titles[c], ARTICLE.format(t=titles[c]))
-        state = State(s.state.path)
+        state = configured_state(s)
         parts = factory.build_wiki(s, folder)
         bot = commands.build_bot(s, state, wiki=parts)
         run_id = state.start_run("offline")
@@ -180,9 +181,9 @@ def test_the_outcomes_command_reports_and_publishes_through_the_writer(posted, t
     assert (tmp_path / "outcomes.png").read_bytes()[:4] == b"\x89PNG"
 
     # a section name carrying markup reaches the page escaped
-    posted["state"].db.execute("update suggestions set section = ? where id = ?",
-                               ["{{Delete}} [[Evil]]", posted["found"]["left"].id])
-    posted["state"].db.conn.commit()
+    with posted["state"].db.atomic():
+        posted["state"].db.execute("update suggestions set section = ? where id = ?",
+                                   ["{{Delete}} [[Evil]]", posted["found"]["left"].id])
     assert cli.main(["outcomes", "--config", config, "--by", "section", "--publish"]) == 0
     page = f"User:{posted['settings'].wiki.username}/Outcomes"
     text = posted["parts"].reader.page_text(page)

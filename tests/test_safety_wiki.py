@@ -16,9 +16,9 @@ import time
 from dataclasses import dataclass
 
 import pytest
+from wikiscene import configured_state, for_a_job_to_kill, wait_out_a_killed_job
 
 from winellbot.config import dump_settings
-from winellbot.state.db import State
 
 _ID_LINE = "  ["
 
@@ -82,7 +82,7 @@ def test_three_spellings_and_a_redirect_give_one_set_of_suggestions_posted_once(
     assert seen[0] and all(set(ids) <= set(seen[0]) for ids in seen), seen
     on_talk = ids_on(site, f"Talk:{title}")
     assert sorted(on_talk) == sorted(seen[0]), "each suggestion posted exactly once"
-    state = State(town["settings"].state.path)
+    state = configured_state(town["settings"])
     assert {row["page"] for row in state.suggestions()} == {title}
     assert state.db["pages"].count == 1
 
@@ -111,13 +111,12 @@ def test_dry_runs_change_nothing_and_show_what_the_real_run_posts(town, site, lo
     """Dry run, dry run, real run on one town; a real run alone on its twin: the same outcome."""
     one, twin = town["opted"], town["listed"]
     local_wiki.edit(f"Talk:{twin}", "{{Winellbot}}\nEarlier talk.")  # both opted in, alike
-    state_path = town["settings"].state.path
     dry = [cli(town, "article", one) for _ in range(2)]
     assert all(d.returncode == 0 for d in dry), dry[0].stderr
 
     def decided() -> dict:
         """Everything in the state that a later run decides on (not the dry runs' cost records)."""
-        state = State(state_path)
+        state = configured_state(town["settings"])
         return {t: list(state.db[t].rows) for t in state.db.table_names()
                 if t not in ("runs", "llm_calls", "llm_cache", "_migrations")}
 
@@ -126,7 +125,7 @@ def test_dry_runs_change_nothing_and_show_what_the_real_run_posts(town, site, lo
     again = cli(town, "once", "--dry-run", f"-page:{one}")
     assert again.returncode == 0 and "1 page(s)" in again.stdout, again.stdout + again.stderr
     assert not any(decided().values())
-    assert [r["status"] for r in State(state_path).db["runs"].rows] == ["dry-run"] * 3
+    assert [r["status"] for r in configured_state(town["settings"]).db["runs"].rows] == ["dry-run"] * 3
     real = cli(town, "article", one, "--post")
     alone = cli(town, "article", twin, "--post")
     assert real.returncode == 0 and alone.returncode == 0, real.stderr + alone.stderr
@@ -140,7 +139,7 @@ def test_dry_runs_change_nothing_and_show_what_the_real_run_posts(town, site, lo
                 for line in out.splitlines() if not line.startswith(("== ", "run "))]
 
     assert shown(real.stdout, one) == shown(alone.stdout, twin)
-    state = State(state_path)
+    state = configured_state(town["settings"])
     assert [r["status"] for r in state.suggestions(page=one)] == [r["status"] for r in state.suggestions(page=twin)]
     assert {r["status"] for r in state.suggestions(page=one)} <= {"posted", "held"}
 
@@ -160,10 +159,11 @@ def test_dry_runs_beside_a_real_job_neither_crash_nor_stop_it(town, site):
     assert all(d.returncode == 0 for d in dry), [d.stderr for d in dry]
     # a dry run whose cost records could not be kept under load says so in a warning, never a traceback
     assert not any("Traceback" in d.stderr for d in dry) and "locked" not in err
-    runs = list(State(town["settings"].state.path).db["runs"].rows)
+    runs = list(configured_state(town["settings"]).db["runs"].rows)
     assert [r["status"] for r in runs if r["status"] != "dry-run"] == ["done"]
 
 
+@pytest.mark.sqlite_state  # the SQLite file's lock; on MariaDB several jobs share the state (test_state_engines_wiki.py)
 def test_two_jobs_on_one_state_one_refuses_cleanly(town, site):
     args = ["once", f"-page:{town['opted']}", f"-page:{town['listed']}", "--config", str(town["config"])]
     env = {**os.environ, "WINELLBOT_PAUSE_AFTER_WRITE": "3"}
@@ -183,16 +183,18 @@ def test_a_killed_jobs_run_is_marked_killed_at_the_next_start(town, site):
     import pywikibot
 
     args = [sys.executable, "-m", "winellbot.cli", "once", f"-page:{town['opted']}", "--config", str(town["config"])]
-    proc = subprocess.Popen(args, env={**os.environ, "WINELLBOT_PAUSE_AFTER_WRITE": "60"},
+    env = for_a_job_to_kill(dict(os.environ))
+    proc = subprocess.Popen(args, env={**env, "WINELLBOT_PAUSE_AFTER_WRITE": "60"},
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 120
     while time.time() < deadline and "winellbot-suggestion" not in pywikibot.Page(site, f"Talk:{town['opted']}").text:
         time.sleep(0.3)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    state = State(town["settings"].state.path)
+    state = configured_state(town["settings"])
     assert [r["status"] for r in state.db["runs"].rows] == ["running"]
-    done = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    wait_out_a_killed_job(town["settings"])
+    done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     status = cli(town, "status")
     assert "run 1: " in status.stdout and " killed " in status.stdout, status.stdout

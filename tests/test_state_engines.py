@@ -11,8 +11,9 @@ import pymysql
 import pytest
 from mariadb import PASSWORD, USER, mariadb, mariadb_url  # noqa: F401 - the fixtures
 
-from winellbot.commands import state_summary
-from winellbot.errors import StateError
+from winellbot.commands import dry_run_copy, open_state, state_summary
+from winellbot.config import Settings
+from winellbot.errors import NoStateYet, StateError
 from winellbot.models import (Citation, Decision, Document, Edit, GateFinding, NavigationStep, PipelineResult,
                               SearchResult, Suggestion, Update)
 from winellbot.state.db import MIGRATIONS, State
@@ -266,6 +267,35 @@ def test_on_mariadb_a_dry_run_works_on_an_sqlite_copy_and_keeps_only_its_cost(ma
     assert state.suggestion(s.id)["status"] == "proposed", "the dry run changed nothing a real run decides on"
     assert state.db["runs"].get(kept)["status"] == "dry-run" and state.cache_get("k") == "a reply"
     assert [c["prompt_tokens"] for c in state.db["llm_calls"].rows_where("run_id = ?", [kept])] == [12]
+
+
+def test_a_dry_runs_model_calls_are_kept_with_the_columns_the_state_lacks_yet(state_on):
+    """The model client records columns beyond the schema (outcome, attempt: alter=True). Kept from a dry run
+    into a state that lacked them, on MariaDB the ALTER TABLE inside keep_dry_run's transaction committed it
+    and the next savepoint failed ("SAVEPOINT ... does not exist"): the cost was not kept and a later real run
+    asked the model again."""
+    state = state_on()
+    dry = state.snapshot()
+    run = dry.start_run("openai")
+    dry.record_llm_call(run_id=run, stage="editor", backend="openai", model="m", request_hash="h",
+                        prompt_tokens=12, completion_tokens=3, cached=0, seconds=0.1, outcome="parsed", attempt=1)
+    dry.cache_put("k", "a reply")
+    kept = state.keep_dry_run(dry, run)
+    [call] = state.db["llm_calls"].rows_where("run_id = ?", [kept])
+    assert (call["prompt_tokens"], call["outcome"], call["attempt"]) == (12, "parsed", 1)
+    assert state.db["runs"].get(kept)["status"] == "dry-run" and state.cache_get("k") == "a reply"
+
+
+def test_on_mariadb_a_dry_run_before_any_job_works_on_an_empty_copy_as_on_a_missing_file(mariadb_url, tmp_path):
+    """A dry run (`article` without --post, `once --dry-run`, -simulate) on a database no job has made the state
+    in yet failed with "no state in the database"; on SQLite, before the file exists, it works on an empty copy."""
+    s = Settings()
+    s.state.path, s.state.url = str(tmp_path / "state.sqlite"), mariadb_url
+    dry = dry_run_copy(s)
+    assert dry.engine == "sqlite" and not dry.suggestions() and not list(dry.db["runs"].rows)
+    with pytest.raises(NoStateYet, match="no state in the database"):  # what status says there, as before
+        open_state(s, readonly=True)
+    assert not (tmp_path / "state.sqlite").exists()
 
 
 def test_the_status_summary_and_the_outcome_store_read_the_same_on_both_engines(state_on):

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from wikiscene import configured_state
 
 from winellbot.config import Settings, dump_settings
 from winellbot.state.db import State
@@ -132,7 +133,7 @@ def tool(tmp_path):
     s.state.path = str(tmp_path / "state.sqlite")
     s.schedule.interval_minutes = 60
     (tmp_path / "winellbot.toml").write_text(dump_settings(s), encoding="utf-8")
-    state = State(s.state.path)
+    state = configured_state(s)
     state.finish_run(state.start_run("offline"), pages=1)
     env = dict(os.environ, HOME=str(tmp_path), WINELLBOT_VENV=str(Path(sys.executable).parent.parent))
     return s, env
@@ -143,6 +144,7 @@ def _health(env, *args: str) -> subprocess.CompletedProcess:
                           timeout=120)
 
 
+@pytest.mark.sqlite_state  # health on SQLite: the job holding the file's lock (MariaDB's: test_health_server.py)
 def test_health_check_fails_without_a_job_holding_the_state_and_passes_with_one(tool):
     settings, env = tool
     dead = _health(env)
@@ -152,9 +154,10 @@ def test_health_check_fails_without_a_job_holding_the_state_and_passes_with_one(
     assert alive.returncode == 0 and alive.stdout.startswith("healthy: cycle 1") and f"pid {os.getpid()}" in alive.stdout
 
 
+@pytest.mark.sqlite_state  # health on SQLite: the job holding the file's lock (MariaDB's: test_health_server.py)
 def test_health_check_fails_on_a_stuck_cycle_and_on_cycles_that_stopped_coming(tool):
     settings, env = tool
-    state = State(settings.state.path)
+    state = configured_state(settings)
     stuck = state.start_run("offline")
     long_ago = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(minutes=90)).replace(microsecond=0).isoformat()
     state.db["runs"].update(stuck, {"started": long_ago})
@@ -172,7 +175,7 @@ def test_health_check_fails_on_a_stuck_cycle_and_on_cycles_that_stopped_coming(t
 def test_run_script_passes_the_tools_settings_and_a_rotating_log_file(tool):
     settings, env = tool
     done = subprocess.run([str(TOOLFORGE / "run.sh"), "status"], env=env, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0 and f"state: {settings.state.path}" in done.stdout, done.stdout + done.stderr
+    assert done.returncode == 0 and f"state: {configured_state(settings).path}" in done.stdout, done.stdout + done.stderr
 
 
 def test_the_user_agent_names_the_bots_user_page(site):

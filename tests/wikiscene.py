@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import sqlite3
+import time
 from pathlib import Path
 
 from scripted_openai import Received, ScriptedOpenAI
 
 from winellbot import commands, factory
 from winellbot.config import Settings, dump_settings
+from winellbot.errors import StateError
 from winellbot.models import Citation, Document, Edit, Suggestion, Update
 from winellbot.state.db import State
 
@@ -89,8 +92,42 @@ def make_scene(local_wiki, make_page, tmp_path: Path) -> dict:
     return {"opted": opted, "listed": listed, "settings": settings, "wiki": local_wiki, "bot": bot}
 
 
+def configured_state(settings: Settings, *, readonly: bool = False) -> State:
+    """The state the settings name, as the bot opens it: the SQLite file at ``[state] path``, or the MariaDB
+    database of ``[state] url`` / ``WINELLBOT_STATE_URL`` (``WINELLBOT_TEST_ENGINE=mariadb``, tests/conftest.py)."""
+    return commands.open_state(settings, readonly=readonly)
+
+
+def recorded(settings: Settings, **where) -> list[dict]:
+    """The suggestions a job running beside the test has recorded so far (``State.suggestions(**where)``);
+    none while its state does not exist yet or is still being created."""
+    try:
+        state = configured_state(settings, readonly=True)
+        try:
+            return state.suggestions(**where)
+        finally:
+            state.db.close()
+    except (StateError, sqlite3.Error):
+        return []
+
+
+KILLED_LEASE_S = 8.0
+
+
+def for_a_job_to_kill(env: dict) -> dict:
+    """``env`` for a job the test kills and the job started after it: on a database server a killed job's pages
+    stay leased, and its run looks alive, until its lease runs out (10 minutes by default); here 8 s."""
+    return {**env, "WINELLBOT_LEASE_SECONDS": str(KILLED_LEASE_S)}
+
+
+def wait_out_a_killed_job(settings: Settings) -> None:
+    """On a database server: until the killed job's leases and heartbeat ran out (SQLite's lock went with it)."""
+    if settings.state.server_url:
+        time.sleep(KILLED_LEASE_S + 1)
+
+
 def run_cycle(settings: Settings, titles, dry_run: bool = False):
-    state = State(settings.state.path)
+    state = configured_state(settings)
     bot = commands.build_bot(settings, state, dry_run=dry_run,
                              wiki=factory.build_wiki(settings, Path(settings.state.path).parent))
     return bot.run(titles, force=True), state, bot
@@ -174,7 +211,7 @@ class TownModel:
 
 def make_town(local_wiki, make_page, tmp_path: Path) -> dict:
     """The ``model_town`` fixture: an opted-in article, its news corpus, a started :class:`TownModel` server and a
-    config pointing at both (``name``, ``docs``, ``server``, ``config``, ``state``); the caller stops the server."""
+    config pointing at both (``name``, ``docs``, ``server``, ``config``, ``state``, ``settings``); the caller stops the server."""
     name = make_page.title("Harbourtown")
     local_wiki.edit(name, ARTICLE.format(name=name))
     local_wiki.edit(f"Talk:{name}", "{{Winellbot}}\nEarlier talk.")
@@ -203,4 +240,5 @@ def make_town(local_wiki, make_page, tmp_path: Path) -> dict:
     s.state.path = str(tmp_path / "state.sqlite")
     config = tmp_path / "winellbot.toml"
     config.write_text(dump_settings(s), encoding="utf-8")
-    return {"name": name, "docs": docs, "server": server, "config": str(config), "state": s.state.path}
+    return {"name": name, "docs": docs, "server": server, "config": str(config), "state": s.state.path,
+            "settings": s}

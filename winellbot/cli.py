@@ -149,7 +149,7 @@ def _state_copy(args: argparse.Namespace, settings) -> int:
     from winellbot.errors import ConfigError
     from winellbot.state.copy import copy_state
 
-    url = args.to or settings.state.url
+    url = args.to or settings.state.server_url
     if not url:
         raise ConfigError("state copy: name the MariaDB database with --to URL or [state] url")
     report = copy_state(args.source or settings.state.path, url)

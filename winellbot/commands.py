@@ -13,7 +13,7 @@ from pathlib import Path
 
 from winellbot.bot import CycleReport, WinellBot
 from winellbot.config import Settings
-from winellbot.errors import ConfigError, StateError, WikiError
+from winellbot.errors import ConfigError, NoStateYet, StateError, WikiError
 from winellbot.state.db import State
 from winellbot.state.jobs import JobBeat
 from winellbot.state.lock import JobLock
@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 def open_state(settings: Settings, *, readonly: bool = False) -> State:
     """The configured state: the MariaDB database of ``[state] url``, or else the SQLite file at ``path``."""
     return State(settings.state.path, readonly=readonly, journal_mode=settings.state.journal_mode,
-                 url=settings.state.url or None)
+                 url=settings.state.server_url or None)
 
 
 @contextlib.contextmanager
@@ -46,7 +46,7 @@ def job_state(settings: Settings, *, dry_run: bool = False) -> Iterator[State]:
     if dry_run:  # the run and its model calls are kept afterwards (_keep_cost)
         yield dry_run_copy(settings)
         return
-    if settings.state.url:  # several jobs share a database: each claims its pages with leases (bot.run)
+    if settings.state.server_url:  # several jobs share a database: each claims its pages with leases (bot.run)
         state = open_state(settings)
         killed = state.mark_interrupted()  # runs whose job stopped giving its heartbeat
         if killed:
@@ -66,9 +66,12 @@ def dry_run_copy(settings: Settings) -> State:
     """An in-memory copy of the state for a dry run. The file is opened read-only only for the
     moment of copying: a dry run holds no connection a real job's writes would wait on (issue 30: a
     real job beside dry runs died with "database is locked")."""
-    if not settings.state.url and not Path(settings.state.path).is_file():
+    if not settings.state.server_url and not Path(settings.state.path).is_file():
         return State()
-    real = open_state(settings, readonly=True)
+    try:
+        real = open_state(settings, readonly=True)
+    except NoStateYet:  # a database no job has made the state in yet: as a SQLite file not made yet
+        return State()
     try:
         return real.snapshot()
     finally:

@@ -184,11 +184,17 @@ class StateSettings:
     path: str = "winellbot.sqlite"
     # A MariaDB database for the state (ToolsDB on Toolforge), as a SQLAlchemy URL:
     # "mysql+pymysql://user:password@host/database", or with the credentials read from a MySQL
-    # option file: "mysql+pymysql://host/database?read_default_file=~/replica.my.cnf". Empty: the
-    # SQLite file at path.
+    # option file: "mysql+pymysql://host/database?read_default_file=~/replica.my.cnf". Empty:
+    # WINELLBOT_STATE_URL if set (a URL holding a password belongs there), else the SQLite file at path.
     url: str = ""
     # "auto": WAL on a local disk, the rollback journal (delete) on NFS and other network filesystems
     journal_mode: str = setting("auto", choices=("auto", "wal", "delete", "truncate"))
+
+    @property
+    def server_url(self) -> str:
+        """The database the state lives in: ``url``, else ``WINELLBOT_STATE_URL`` (a URL holding a password
+        belongs in the environment, e.g. ``toolforge envvars``, as the other secrets do); empty: SQLite at ``path``."""
+        return self.url or os.environ.get("WINELLBOT_STATE_URL", "")
 
 
 @dataclass

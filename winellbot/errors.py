@@ -68,6 +68,10 @@ class StateError(WinellbotError):
     pass
 
 
+class NoStateYet(StateError):
+    """A read-only open of a database server on which no job has made the state yet (no tables)."""
+
+
 class SearchError(WinellbotError):
     pass
 

@@ -96,7 +96,7 @@ def health(settings: Settings, *, job: str = "continuous", max_age: float | None
 
     interval = settings.schedule.interval_minutes
     limit = dt.timedelta(minutes=max_age if max_age is not None else 2 * interval + 10)
-    if settings.state.url:
+    if settings.state.server_url:
         return server_health(settings, job=job, limit=limit, wanted=jobs, here=here)
     if jobs is not None and jobs > 1:
         raise ConfigError(f"--jobs {jobs}: several jobs share a state on a database server only ([state] url); "

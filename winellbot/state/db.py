@@ -19,7 +19,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-from winellbot.errors import StateError
+from winellbot.errors import NoStateYet, StateError
 from winellbot.models import Citation, Document, Edit, GateFinding, PipelineResult, Suggestion, Update
 from winellbot.state.leases import mark_stale_runs
 from winellbot.state.migrations import MIGRATIONS
@@ -98,7 +98,7 @@ class State:
             why = str(exc).split(": ", 1)[-1] if isinstance(exc, StateError) else str(exc).splitlines()[0]
             raise StateError(f"cannot open state database {self.path}: {why}") from exc
         if readonly and not made:
-            raise StateError(f"no state in the database {self.path} (no job has run with this configuration yet)")
+            raise NoStateYet(f"no state in the database {self.path} (no job has run with this configuration yet)")
 
     def snapshot(self) -> State:
         """An in-memory SQLite copy of this state: a dry run works on it and leaves the real one as it was."""
@@ -126,11 +126,15 @@ class State:
         rows = list(dry.db["runs"].rows_where("id = ?", [run_id]))
         if not rows:
             return None
+        calls = [{**c, "id": None} for c in dry.db["llm_calls"].rows_where("run_id = ?", [run_id])]
+        if calls:
+            # The columns the calls have beyond the schema (alter=True writes: outcome, attempt) are added
+            # before the transaction: on MariaDB an ALTER TABLE commits the open one (its savepoints gone).
+            self.db["llm_calls"].add_missing_columns(calls)
         with self.db.atomic():
             kept = self.db["runs"].insert({**rows[0], "id": None, "status": "dry-run"}).last_pk
-            calls = [{**c, "id": None, "run_id": kept} for c in dry.db["llm_calls"].rows_where("run_id = ?", [run_id])]
             if calls:
-                self.db["llm_calls"].insert_all(calls, alter=True)
+                self.db["llm_calls"].insert_all([{**c, "run_id": kept} for c in calls])
             errors = [{**e, "id": None, "run_id": kept} for e in dry.db["errors"].rows_where("run_id = ?", [run_id])]
             if errors:
                 self.db["errors"].insert_all(errors)

@@ -305,6 +305,12 @@ class SqlTable:
         self.last_pk = pk_value
         return self
 
+    def add_missing_columns(self, records: list[dict]) -> SqlTable:
+        """Add the columns ``records`` have and the table lacks (as sqlite-utils' method of that name). An ALTER
+        TABLE commits the transaction open on its connection: call it before one, never inside."""
+        self._add_missing_columns(records)
+        return self
+
     def _add_missing_columns(self, records: list[dict]) -> None:
         have = {c.name for c in self.columns}
         for record in records:
