@@ -3,10 +3,12 @@ every suggestion its estimate, and the best-estimated are taken first; a refit t
 of fold is refused."""
 import json
 
+import numpy as np
 import pytest
 
 from winellbot.article import parse_article
-from winellbot.bench.accept_fit import replaces
+from winellbot.bench.accept_fit import choose, nested, replaces
+from winellbot.bench.verdicts import Verdict
 from winellbot.errors import ConfigError
 from winellbot.gates.acceptability import FEATURES, Acceptability, AcceptabilityGate, features
 from winellbot.models import Citation, Document, Edit, Suggestion, Update
@@ -88,9 +90,47 @@ def test_the_backtest_takes_the_best_estimated_first(tmp_path):
     assert all(x["held"] for x in held)
 
 
-def test_a_refit_that_rejects_more_out_of_fold_is_refused():
-    old = {"out_of_fold": {"reject": 0.40}}
-    assert replaces(old, {"reject": 0.45})[0] is False
-    assert replaces(old, {"reject": 0.40})[0] is True
-    assert replaces(old, {"reject": None})[0] is False
-    assert replaces(None, {"reject": 0.9})[0] is True
+def test_a_refit_that_accepts_a_smaller_share_out_of_fold_is_refused():
+    old = {"out_of_fold": {"accept": 0.15, "reject": 0.40}}
+    assert replaces(old, {"accept": 0.12, "reject": 0.30})[0] is False
+    assert replaces(old, {"accept": 0.15, "reject": 0.45})[0] is True
+    assert replaces(old, {"accept": None})[0] is False
+    assert replaces(None, {"accept": 0.0})[0] is True
+
+
+def verdicts_of(labels: str) -> list[Verdict]:
+    """One verdict per letter: a(ccept), r(evise), x (reject)."""
+    names = {"a": "accept", "r": "revise", "x": "reject"}
+    return [Verdict(f"t{i}", f"h{i}", names[c], c != "x") for i, c in enumerate(labels)]
+
+
+def test_the_bar_is_chosen_for_the_share_accepted_as_it_stands_not_the_share_usable():
+    # Highest estimates: revisions; below them a rejection, then the accepted lines. The bar that
+    # posts only usable lines (the revisions) accepts none of them as they stand.
+    labels = "rrrrxaaaxxx"
+    estimates = [0.95, 0.94, 0.93, 0.92, 0.85, 0.8, 0.79, 0.78, 0.4, 0.3, 0.2]
+    rows = [{"task": f"t{i}"} for i in range(len(labels))]
+    chosen = choose(rows, estimates, verdicts_of(labels), n_tasks=10, per_task=5, min_posts=0.3)
+    assert chosen["threshold"] == 0.78 and chosen["accepted"] == 3 and chosen["posted"] == 8
+    # At least min_posts lines a task: the bar cannot rise above what posts that many.
+    assert choose(rows, estimates, verdicts_of(labels), n_tasks=10, per_task=5, min_posts=1.0)["posted"] >= 10
+
+
+def test_the_out_of_fold_figure_chooses_the_bar_without_the_task():
+    rng = np.random.default_rng(7)
+    n = 200
+    x = rng.normal(size=n)
+    labels = "".join("a" if v > 1.2 else "r" if v > 0.3 else "x" for v in x)
+    rows = [{"task": f"t{i // 2}"} for i in range(n)]
+    X = np.column_stack([x, rng.normal(size=n)])
+    y = np.array([c != "x" for c in labels], dtype=int)
+    figures = nested(X, y, rows, verdicts_of(labels), per_task=5, min_posts=0.1)
+    everything = labels.count("a") / n
+    assert figures["posted"] >= 10 and figures["accept"] > 2 * everything and figures["reject"] < 0.2
+
+
+def test_an_article_sentence_restated_with_a_new_figure_measures_as_an_update_not_a_repeat():
+    update = features(ARTICLE, suggestion("Fellside Rovers won the County Cup again in 2026 at Quarry Lane."))
+    repeat = features(ARTICLE, suggestion("Fellside Rovers won the County Cup in 1954, the club said."))
+    assert update["stated"] > 0.3 and update["update"] == pytest.approx(update["stated"])
+    assert repeat["stated"] > 0.3 and repeat["update"] == 0.0

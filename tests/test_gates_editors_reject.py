@@ -300,8 +300,9 @@ def test_the_sample_datas_cycle_proposes_nothing_about_another_subject():
         result = propose_checked(pipeline, gates, article, search, limit=settings.pipeline.max_suggestions)
         postable += [(article.title, s.update.document.id) for s in result.suggestions if not s.blocked]
     # The acceptability score posts the likeliest to be used and holds the rest (8 of the candidates
-    # that the other gates pass, when this was written): fewer, but never none.
-    assert len(postable) >= 6, postable
+    # that the other gates pass with the bar chosen for usable lines; 3 with the bar chosen for lines
+    # accepted as they stand, issue 29): fewer, but never none.
+    assert len(postable) >= 3, postable
     off = [(title, doc, subjects[doc]) for title, doc in postable if subjects[doc] != title]
     assert off == []
     assert all(doc != "news-14" for _, doc in postable), "the hostile page is never proposed"

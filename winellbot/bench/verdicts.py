@@ -181,20 +181,23 @@ def _around(text: str, quote: str, margin: int = 45) -> str:
 
 
 def write_packets(items: list[Item], tasks: dict[str, Task], out: str | Path, *, parts: int, seed: int,
-                  header: str = "") -> Path:
-    """Shuffled, numbered packets ``part-NN.md`` in ``out`` and their ``key.jsonl``; returns ``out``.
+                  header: str = "", key: str | Path | None = None) -> Path:
+    """Shuffled, numbered packets ``part-NN.md`` in ``out`` and their key (``key``, default
+    ``out/key.jsonl``: put it outside ``out`` when the judge is handed the folder); returns ``out``.
 
     A line that two sources give for one task (the same text) is judged once."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    key_path = Path(key) if key else out / "key.jsonl"
+    key_path.parent.mkdir(parents=True, exist_ok=True)
     unique: dict[tuple[str, str], Item] = {}
     for item in items:
         unique.setdefault((item.task, text_hash(item.text)), item)
     order = list(unique.values())
     random.Random(seed).shuffle(order)
-    with open(out / "key.jsonl", "w", encoding="utf-8") as key:
+    with open(key_path, "w", encoding="utf-8") as key_file:
         for n, item in enumerate(order, 1):
-            key.write(json.dumps({"item": n, "task": item.task, "hash": text_hash(item.text), "kind": item.kind,
+            key_file.write(json.dumps({"item": n, "task": item.task, "hash": text_hash(item.text), "kind": item.kind,
                                   "version": item.version, **item.extra}) + "\n")
     size = -(-len(order) // parts)
     for p in range(parts):

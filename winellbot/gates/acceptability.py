@@ -3,11 +3,12 @@
 :func:`features` measures a suggestion's fact sentence against its article (what it brings that
 the article lacks, how much of an article sentence it repeats, whether it names the subject, its
 length, whether its source lost its case and was restored, the passage's score, the other gates'
-flags). :class:`Acceptability` is a logistic model over them, fitted on editors' verdicts (the
+flags, whether it restates an article sentence with a new figure: an update). :class:`Acceptability` is a logistic model over them, fitted on editors' verdicts (the
 store of :mod:`winellbot.bench.verdicts`) by ``winellbot fit acceptability`` and shipped as
 ``winellbot/data/acceptability.json``: its estimate is the chance that a reviewer finds a new
 fact worth adding in the line. :class:`AcceptabilityGate` holds what falls below the threshold
-chosen for precision (on each task's estimates from a model fitted without that task), and gives
+chosen for the share of lines an editor accepts as they stand (on each task's estimates from a
+model fitted without that task: :mod:`winellbot.bench.accept_fit`), and gives
 every suggestion its estimate (the back-test and the poster take the best first). With no fitted
 model, or one fitted on another backend's suggestions, the gate passes everything: nothing is held
 on a guess. Figures: docs/results.md, "Verdicts on the posted lines".
@@ -29,11 +30,12 @@ from winellbot.text import content_tokens
 
 MODEL = "data/acceptability.json"
 FEATURES = ("words", "new_names", "new_figures", "new_words", "stated", "known", "title", "dated", "quoted",
-            "restored", "passage", "flags", "figures", "commas", "back", "names_known", "source_title")
+            "restored", "passage", "flags", "figures", "commas", "back", "names_known", "source_title", "update")
 
 
 def features(article: Article, suggestion: Suggestion) -> dict[str, float]:
-    """The measurements the score weighs, by name (:data:`FEATURES`)."""
+    """The measurements the score weighs, by name (:data:`FEATURES`); a model fitted before a
+    measurement was added simply does not weigh it."""
     text = suggestion.update.text
     r = read(text, article, parse=False)
     return {
@@ -54,6 +56,9 @@ def features(article: Article, suggestion: Suggestion) -> dict[str, float]:
         "back": float(min(r.back, 3)),
         "names_known": r.names_known,
         "source_title": _shared(article.title, suggestion.update.document.title),
+        # An article sentence restated with a figure it lacks is an update of that figure (what a
+        # post names "May replace"), not a repeat: ``stated`` counts against a repeat, this for an update.
+        "update": r.stated * min(r.new_figures, 1),
     }
 
 
