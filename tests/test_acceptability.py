@@ -90,12 +90,13 @@ def test_the_backtest_takes_the_best_estimated_first(tmp_path):
     assert all(x["held"] for x in held)
 
 
-def test_a_refit_that_accepts_a_smaller_share_out_of_fold_is_refused():
+def test_a_refit_that_accepts_a_smaller_share_or_rejects_a_larger_one_out_of_fold_is_refused():
     old = {"out_of_fold": {"accept": 0.15, "reject": 0.40}}
     assert replaces(old, {"accept": 0.12, "reject": 0.30})[0] is False
-    assert replaces(old, {"accept": 0.15, "reject": 0.45})[0] is True
-    assert replaces(old, {"accept": None})[0] is False
-    assert replaces(None, {"accept": 0.0})[0] is True
+    assert replaces(old, {"accept": 0.20, "reject": 0.45})[0] is False
+    assert replaces(old, {"accept": 0.15, "reject": 0.40})[0] is True
+    assert replaces(old, {"accept": None, "reject": None})[0] is False
+    assert replaces(None, {"accept": 0.0, "reject": 1.0})[0] is True
 
 
 def verdicts_of(labels: str) -> list[Verdict]:

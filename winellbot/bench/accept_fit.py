@@ -15,7 +15,7 @@ still posting ``--min-posts`` lines per task on average. The out-of-fold figure 
 own out-of-fold estimates, pooled over :data:`DRAWS` draws of the folds. It is printed with the judge's calibration (its verdicts on the human
 editors' own sentences), and ``--write`` stores the model in ``winellbot/data/acceptability.json``.
 A model refitted over an existing one replaces it only when its out-of-fold share of accepted lines
-is no lower, and it says so.
+is no lower and its share of rejected lines no higher, and it says so.
 """
 from __future__ import annotations
 
@@ -276,15 +276,17 @@ def _guarded_write(model: dict, chosen: dict, *, write: bool, always_say: bool) 
 
 def replaces(old_about: dict | None, chosen: dict) -> tuple[bool, str]:
     """Whether a refit whose out-of-fold selection is ``chosen`` may replace a model fitted with
-    ``old_about``: only when it accepts no smaller share of what it posts; and why."""
-    was = (old_about or {}).get("out_of_fold", {}).get("accept")
-    now = chosen.get("accept")
-    if was is None:
+    ``old_about``: only when it accepts no smaller share of what it posts as it stands, and rejects
+    no larger share; and why."""
+    was = (old_about or {}).get("out_of_fold", {})
+    if was.get("accept") is None:
         return True, "no fitted model before: the refit is written"
-    if now is None or now < was:
-        return False, (f"not written: out of fold the refit's posts are accepted {_pct(now)}, the shipped "
-                       f"model's {_pct(was)}")
-    return True, f"the refit replaces the shipped model: out of fold accepted {_pct(now)} against {_pct(was)}"
+    accept, reject = chosen.get("accept"), chosen.get("reject")
+    if accept is None or accept < was["accept"] or reject is None or reject > was.get("reject", 1.0):
+        return False, (f"not written: out of fold the refit's posts are accepted {_pct(accept)} and rejected "
+                       f"{_pct(reject)}, the shipped model's {_pct(was['accept'])} and {_pct(was.get('reject'))}")
+    return True, (f"the refit replaces the shipped model: out of fold accepted {_pct(accept)} against "
+                  f"{_pct(was['accept'])}, rejected {_pct(reject)} against {_pct(was.get('reject'))}")
 
 
 def _pct(x) -> str:
