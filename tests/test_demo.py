@@ -38,9 +38,9 @@ def raw(base: str, title: str) -> str:
     return r.text if r.status_code == 200 else ""
 
 
-def run_demo(cwd: Path, *extra: str) -> subprocess.CompletedProcess:
+def run_demo(cwd: Path, *extra: str, env: dict | None = None) -> subprocess.CompletedProcess:
     cmd = [sys.executable, "-m", "winellbot.cli", "demo", "--dir", "demo", "--port", "0", *extra]
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=300)
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=300, env=env)
 
 
 def _base(cwd: Path) -> str:
@@ -65,15 +65,21 @@ def demo(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def demo_edit(tmp_path_factory):
+def demo_edit(tmp_path_factory, module_state_engine, request):
     """The demo with the paragraph-edit style (previews of paragraphs with references)."""
     cwd = tmp_path_factory.mktemp("demo-edit")
-    done = run_demo(cwd, "--style", "edit")
+    env = url = None
+    if module_state_engine:  # on MariaDB a state of its own, as on SQLite the file in its own folder
+        url = request.getfixturevalue("mariadb").new_database()
+        env = {**os.environ, "WINELLBOT_STATE_URL": url}
+    done = run_demo(cwd, "--style", "edit", env=env)
     try:
         assert done.returncode == 0, done.stdout + done.stderr
         yield cwd, done.stdout, _base(cwd)
     finally:
         _stop(cwd)
+        if url:
+            request.getfixturevalue("mariadb").drop_database(url)
 
 
 def served(base: str, title: str) -> lxml.html.HtmlElement:
