@@ -69,7 +69,7 @@ def test_a_protected_talk_page_is_a_recorded_error_and_the_cycle_goes_on(scene, 
     assert run["errors"] == report.counter["recorded"] == state.count_errors(report.run_id) >= 1, \
         "a refused save counts in the run's summary (issue 30: it said 0 errors)"
     status = winellbot(write_config(scene["settings"], tmp_path), "status")
-    assert f"error: " in status.stdout and opted in status.stdout and "refused the save" in status.stdout
+    assert "error: " in status.stdout and opted in status.stdout and "refused the save" in status.stdout
 
 
 def test_an_article_deleted_between_reading_and_posting_gets_no_post(scene, site, tmp_path):

@@ -5,7 +5,6 @@ read it all back; `winellbot outcomes` reports it (--report, --publish) and `edi
 import datetime as dt
 import json
 import secrets
-import sys
 from pathlib import Path
 
 import pytest

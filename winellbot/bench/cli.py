@@ -159,9 +159,7 @@ def run(args: argparse.Namespace) -> int:
     """Run, score with the chosen judge, print the figures, optionally write the report."""
     from winellbot.bench.backtest import run_tasks
     from winellbot.bench.report import write_report
-    from winellbot.bench.score import score
     from winellbot.bench.tasks import load_tasks
-
     from winellbot.config import load_settings
 
     tasks = load_tasks(args.tasks_dir, limit=args.limit)
@@ -195,15 +193,8 @@ def run(args: argparse.Namespace) -> int:
                           jobs=args.jobs, embeddings=embedded, held=held, limit=settings.pipeline.max_suggestions)
         if args.held:
             write_lines(args.held, held)
-        figures = score(tasks, lines, judge=judge)
-        figures["tasks"] = {"run": len(tasks), "with_result": len(tasks) - len(skips), "skipped": skips}
-        figures["posted"] = posted_figures(lines, gate_stats, len(tasks))
-        figures["quotes_found"] = quotes_found(tasks, lines, oracle=args.oracle)
-        if client is not None:
-            figures["llm"] = llm_figures(client, len(tasks))
-        embeddings = embedding_figures(embedded, len(tasks))
-        if embeddings:
-            figures["embeddings"] = embeddings
+        figures = all_figures(tasks, lines, judge=judge, skips=skips, gate_stats=gate_stats, oracle=args.oracle,
+                              client=client, embedded=embedded)
         status = "done"
     finally:
         if state is not None:
@@ -220,6 +211,24 @@ def run(args: argparse.Namespace) -> int:
         for path in write_report({name: figures}, args.report, notes=notes):
             print(f"wrote {path}")
     return 0
+
+
+def all_figures(tasks, lines: list[dict], *, judge, skips: dict, gate_stats: Counter, oracle: bool, client,
+                embedded: Counter) -> dict:
+    """The back-test's figures: the judge's scores, the tasks run, what would be posted, the quotes
+    found, and the model's and the embedder's work."""
+    from winellbot.bench.score import score
+
+    figures = score(tasks, lines, judge=judge)
+    figures["tasks"] = {"run": len(tasks), "with_result": len(tasks) - len(skips), "skipped": skips}
+    figures["posted"] = posted_figures(lines, gate_stats, len(tasks))
+    figures["quotes_found"] = quotes_found(tasks, lines, oracle=oracle)
+    if client is not None:
+        figures["llm"] = llm_figures(client, len(tasks))
+    embeddings = embedding_figures(embedded, len(tasks))
+    if embeddings:
+        figures["embeddings"] = embeddings
+    return figures
 
 
 def posted_figures(lines: list[dict], gate_stats: Counter, tasks: int) -> dict:
