@@ -64,6 +64,44 @@ def test_the_models_load_from_the_bundled_packages_with_no_network(tmp_path):
     assert list(hub.iterdir()) == []  # nothing was downloaded or cached from anywhere
 
 
+SENTENCES = ["The mayor opened the new bridge on Monday.", "  Leading and trailing spaces.  ", "Rain.",
+             "The council voted 7 to 2 to close the old ferry terminal in March 2026, citing falling numbers.",
+             "Heavy rain flooded the village's football pitch, and the match was moved to the next week. " * 12,
+             "The council voted 7 to 2 to close the old ferry terminal in March 2026, citing falling numbers.",
+             "Zürich's trams ran late.", "x" * 40]
+
+
+@pytest.mark.slow
+def test_the_embedder_gives_sentence_transformers_own_vectors_to_the_bit():
+    """The plain-transformers encoder (no sentence-transformers import in the bot) against the library's
+    ``encode`` with the embedder's settings: batches that mix lengths, a text cut at 128 tokens, a repeat."""
+    import numpy as np
+    from sentence_transformers import SentenceTransformer
+
+    from winellbot.meaning import MINILM, MODELS, SentenceEncoder
+
+    folder = MODELS[MINILM][0]()
+    theirs = SentenceTransformer(str(folder), device="cpu", local_files_only=True)
+    theirs.max_seq_length = 128
+    expected = theirs.encode(SENTENCES, batch_size=3, normalize_embeddings=True, convert_to_numpy=True,
+                             show_progress_bar=False)
+    ours = SentenceEncoder(folder, 128).encode(SENTENCES, batch_size=3)
+    assert ours.dtype == np.float32 and ours.shape == expected.shape == (len(SENTENCES), 384)
+    assert np.array_equal(ours, expected)
+
+
+def test_a_model_folder_that_is_not_mean_pooled_is_refused(tmp_path):
+    from winellbot.meaning import SentenceEncoder
+
+    (tmp_path / "1_Pooling").mkdir()
+    (tmp_path / "modules.json").write_text(json.dumps([
+        {"path": "", "type": "sentence_transformers.models.Transformer"},
+        {"path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}]))
+    (tmp_path / "1_Pooling" / "config.json").write_text(json.dumps({"pooling_mode_cls_token": True}))
+    with pytest.raises(ValueError, match="not a mean-pooled, normalised sentence model"):
+        SentenceEncoder(tmp_path, 128)
+
+
 def test_a_missing_model_package_says_how_to_install_it(monkeypatch):
     monkeypatch.setattr(bundled, "MINILM_PACKAGE", "no_such_model_package")
     with pytest.raises(bundled.ModelMissing, match="setup.sh"):

@@ -1,6 +1,6 @@
 """Meaning from the bundled pretrained models: sentence embeddings and spaCy's English pipeline.
 
-* :class:`Embedder`: sentence-transformers vectors, unit length: all-MiniLM-L6-v2 for most
+* :class:`Embedder`: sentence-transformers models' vectors, unit length: all-MiniLM-L6-v2 for most
   questions, all-mpnet-base-v2 for placing a statement that stands alone. Each text
   is embedded once: vectors are kept in an :class:`EmbeddingCache` (SQLite, keyed by the
   model's name and the text's hash) and in memory, and texts not yet seen are embedded in
@@ -10,7 +10,7 @@
 
 Both models ship inside registry packages (``requirements-models.txt``, located by
 :mod:`winellbot.bundled`) and load from there, never from a model hub; torch, spaCy and
-sentence-transformers are imported on first use only. A missing package raises
+transformers are imported on first use only. A missing package raises
 :class:`winellbot.bundled.ModelMissing`, which names the install command.
 """
 from __future__ import annotations
@@ -159,8 +159,7 @@ class Embedder:
 
         model = self.model()
         start = time.perf_counter()
-        vectors = model.encode(list(todo.values()), batch_size=self.batch_size, normalize_embeddings=True,
-                               convert_to_numpy=True, show_progress_bar=False)
+        vectors = model.encode(list(todo.values()), batch_size=self.batch_size)
         blobs = [(k, np.asarray(v, dtype=np.float16).tobytes()) for k, v in zip(todo, vectors)]
         if self.cache is not None:
             self.cache.put_many(self.model_name, blobs)
@@ -174,7 +173,7 @@ class Embedder:
         self._memory.update(blobs)
 
     def model(self):
-        """The sentence-transformers model, loaded from the bundled package on first use."""
+        """The :class:`SentenceEncoder`, loaded from the bundled package on first use."""
         if self._model is None:
             start = time.perf_counter()
             self._model = _load_model(str(MODELS[self.model_name][0]()), self.threads, self.max_tokens)
@@ -206,17 +205,65 @@ def held_to_share(torch) -> None:
 
 
 @functools.lru_cache(maxsize=4)
-def _load_model(path: str, threads: int, max_tokens: int):
+def _load_model(path: str, threads: int, max_tokens: int) -> "SentenceEncoder":
     import torch
-    from sentence_transformers import SentenceTransformer
-    from transformers.utils import logging as transformers_logging
 
-    transformers_logging.disable_progress_bar()  # the bot's output is its report, not a loading bar
     # More threads than cores only fight each other (2 cores here, shared with the rest of the bot).
     torch.set_num_threads(max(1, min([threads, *_THREADS_CAP])))
-    model = SentenceTransformer(path, device="cpu", local_files_only=True)
-    model.max_seq_length = max_tokens
-    return model
+    return SentenceEncoder(Path(path), max_tokens)
+
+
+class SentenceEncoder:
+    """A sentence-transformers model folder run with plain transformers: the encoder, the mean of its
+    token vectors over the attention mask, unit length, in batches of texts sorted by length, which
+    is what sentence-transformers computes for these models (tests/test_meaning.py compares them).
+
+    Why not sentence-transformers itself: importing it (scikit-learn, scipy and its own modules) took
+    about half of the model's start in a bot process. A folder whose ``modules.json`` asks for more
+    than a transformer, mean pooling and normalisation is refused with :class:`ValueError`.
+    """
+
+    def __init__(self, folder: Path, max_tokens: int) -> None:
+        from transformers import AutoModel, AutoTokenizer
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.disable_progress_bar()  # the bot's output is its report, not a loading bar
+        _check_mean_pooled(folder)
+        self.tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+        self.model = AutoModel.from_pretrained(folder, local_files_only=True).eval()
+        self.max_tokens = max_tokens
+
+    def encode(self, texts: Sequence[str], batch_size: int = 16):
+        """A float32 numpy array of unit vectors, one row per text, in the order of ``texts``."""
+        import numpy as np
+        import torch
+
+        order = [int(i) for i in np.argsort([-len(t) for t in texts])]  # sentence-transformers' batches
+        rows: list = [None] * len(texts)
+        with torch.inference_mode():
+            for start in range(0, len(order), batch_size):
+                batch = order[start:start + batch_size]
+                inputs = self.tokenizer([texts[i] for i in batch], padding=True, truncation="longest_first",
+                                        max_length=self.max_tokens, return_tensors="pt")
+                tokens = self.model(**inputs, return_dict=True).last_hidden_state
+                mask = inputs["attention_mask"].unsqueeze(-1).to(tokens.dtype)
+                mean = (tokens * mask).sum(1) / torch.clamp(mask.sum(1), min=1e-9)
+                # normalised twice, as sentence-transformers does (its Normalize module, then encode's
+                # normalize_embeddings): the vectors are then the same to the bit
+                unit = torch.nn.functional.normalize(mean, p=2, dim=1)
+                for i, vector in zip(batch, torch.nn.functional.normalize(unit, p=2, dim=1)):
+                    rows[i] = vector.float().numpy()
+        return np.stack(rows) if rows else np.zeros((0, self.model.config.hidden_size), dtype=np.float32)
+
+
+def _check_mean_pooled(folder: Path) -> None:
+    import json
+
+    kinds = [m["type"].rsplit(".", 1)[-1] for m in json.loads((folder / "modules.json").read_text())]
+    pooling = json.loads((folder / "1_Pooling" / "config.json").read_text()) if "Pooling" in kinds else {}
+    modes = {k for k, v in pooling.items() if k.startswith("pooling_mode") and v}
+    if kinds != ["Transformer", "Pooling", "Normalize"] or modes != {"pooling_mode_mean_tokens"}:
+        raise ValueError(f"{folder}: not a mean-pooled, normalised sentence model ({kinds}, {sorted(modes)})")
 
 
 @functools.lru_cache(maxsize=1)
