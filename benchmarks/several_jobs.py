@@ -57,7 +57,6 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -126,34 +125,15 @@ class NewsServer:
     thread of its own (as a remote site's answers overlap)."""
 
     def __init__(self, latency_ms: float) -> None:
-        self.latency = latency_ms / 1000.0
         self.stories: dict[str, dict] = {}  # path -> story
         self.index_path: Path | None = None
         self.counts: Counter = Counter()
         self._local = threading.local()
         self._lock = threading.Lock()
-        server = self
+        from search_http import LocalServer  # tests/search_http.py (on sys.path, as tests/mariadb.py is)
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_GET(self):  # noqa: N802 (http.server's naming)
-                time.sleep(server.latency)
-                status, ctype, body = server.answer(self.path)
-                self.send_response(status)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                       daemon=True)
+        self.http = LocalServer(self.answer, latency_s=latency_ms / 1000.0, keep_alive=True)
+        self.url = self.http.url
 
     def load(self, stories: list[dict], index_path: Path) -> None:
         """``stories``: the corpus's documents, their ``url`` a path here (``/news/...``)."""
@@ -163,7 +143,10 @@ class NewsServer:
         self.index_path = index_path
         LocalCorpus(index_path).add([dict(d, url=self.url + d["url"]) for d in stories])
 
-    def answer(self, path: str) -> tuple[int, str, bytes]:
+    def answer(self, path: str):
+        """The reply to a request for ``path``: a :class:`search_http.Reply`."""
+        from search_http import Reply, json_reply
+
         parts = urlsplit(path)
         if parts.path == "/search":
             with self._lock:
@@ -176,12 +159,12 @@ class NewsServer:
             query = (parse_qs(parts.query).get("q") or [""])[0]
             results = [{"url": r.url, "title": r.title, "content": r.snippet, "engine": "westmark",
                         "publishedDate": f"{r.published}T08:00:00"} for r in corpus.search(query, limit=10)]
-            return 200, "application/json", json.dumps({"query": query, "results": results}).encode()
+            return json_reply({"query": query, "results": results})
         story = self.stories.get(parts.path)
         if story is None:
             with self._lock:
                 self.counts["not_found"] += 1
-            return 404, "text/plain", b"not found"
+            return Reply(404, "not found", content_type="text/plain")
         with self._lock:
             self.counts["fetches"] += 1
         page = (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{story['title']}</title>"
@@ -190,14 +173,13 @@ class NewsServer:
                 f"<body><header><a href=\"/\">{PUBLISHER}</a></header><main><article><h1>{story['title']}</h1>"
                 f"<p class=\"date\">{story['published']}</p><p>{story['text']}</p></article></main>"
                 f"<footer>Westmark Gazette, a fictional newspaper.</footer></body></html>")
-        return 200, "text/html; charset=utf-8", page.encode()
+        return Reply(200, page)
 
     def start(self) -> None:
-        self.thread.start()
+        self.http.__enter__()
 
     def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.http.__exit__(None, None, None)
 
 
 def _setup(wiki, server, web, scratch: Path, args) -> dict:

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
@@ -34,19 +36,30 @@ class Seen:
 
 
 class LocalServer:
-    """``routes[path] = Reply``; every request is appended to ``requests``."""
+    """``routes[path] = Reply``; every request is appended to ``requests``.
 
-    def __init__(self) -> None:
+    With ``answer`` (a request's path and query -> :class:`Reply`) the replies are computed instead, and
+    nothing is recorded; ``latency_s`` delays every reply (each request in a thread of its own, as a
+    remote site's answers overlap); ``keep_alive`` speaks HTTP/1.1 with persistent connections."""
+
+    def __init__(self, answer: Callable[[str], Reply] | None = None, *, latency_s: float = 0.0,
+                 keep_alive: bool = False) -> None:
         self.routes: dict[str, Reply] = {}
         self.requests: list[Seen] = []
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1" if keep_alive else "HTTP/1.0"
+
             def do_GET(self):  # noqa: N802 (http.server's naming)
-                parts = urlsplit(self.path)
-                server.requests.append(Seen(parts.path, parse_qs(parts.query, keep_blank_values=True),
-                                            {k.lower(): v for k, v in self.headers.items()}))
-                reply = server.routes.get(parts.path, Reply(404, "not found", content_type="text/plain"))
+                time.sleep(latency_s)
+                if answer is not None:
+                    reply = answer(self.path)
+                else:
+                    parts = urlsplit(self.path)
+                    server.requests.append(Seen(parts.path, parse_qs(parts.query, keep_blank_values=True),
+                                                {k.lower(): v for k, v in self.headers.items()}))
+                    reply = server.routes.get(parts.path, Reply(404, "not found", content_type="text/plain"))
                 body = reply.encoded()
                 self.send_response(reply.status)
                 if reply.content_type:
@@ -62,6 +75,7 @@ class LocalServer:
                 pass
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02},
