@@ -332,6 +332,10 @@ def test_similar_town_articles_get_no_other_towns_news():
     ("Over the past few seasons, the club has doubled the capacity of the ground at Coppice Lane.", "page's date"),
     ("Ashgrove Athletic, now 118 years old, unveiled a new badge for the Northern Counties League season.", "page's date"),
     ("The new stand at Coppice Lane was designed by a team led by architect Drs.", "abbreviation"),
+    ("For example, Ashgrove Athletic moved their home games to Coppice Lane in 2019.", "sentence not shown"),
+    ("During this initial stage, the ground at Coppice Lane held fewer than 800 people.", "sentence not shown"),
+    ("One of such clubs was Ashgrove Athletic, founded in 1908 at Mill Road.", "sentence not shown"),
+    ("However, Ashgrove Athletic lost the Northern Counties Cup final 2-1 in May 2026.", "sentence not shown"),
 ])
 def test_a_line_that_leans_on_what_the_reviewer_was_not_shown_is_held_as_unclear(line, why):
     found = blocks(ClarityGate(), suggestion(line))
@@ -356,6 +360,9 @@ def test_a_caption_or_dateline_run_into_the_line_is_held_as_furniture(line, why)
     "Ashgrove Athletic, founded in 1908, now play at Coppice Lane after leaving Mill Road in 2019.",  # a year
     "The club signed a sponsorship deal with Lowmere Brewing Co. and Harlow Ltd.",  # a sentence may end so
     "Ashgrove Athletic beat Lowmere in the final of the Northern Counties Cup at The Mall Ground in May 2026.",
+    "Later in 2026, Ashgrove Athletic opened a new stand at Coppice Lane.",  # a time, settled by the year
+    "This Is England, a film shot at Coppice Lane in 2006, was shown at the ground in 2026.",  # a title
+    "Thessaloniki hosted the Northern Counties Cup final in May 2026.",  # "The...", "This..." inside a word
 ])
 def test_a_line_that_stands_alone_passes_the_line_alone_rules(line):
     assert problems(line) == {}

@@ -4,6 +4,8 @@
 it would earn (``unclear`` or ``furniture``), the reason it cannot stand as a line of an article:
 
 * a personal pronoun (he, she, his, their ...) before anyone is named in the line: whose?
+* an opening that answers a sentence the reviewer was not shown ("For example, ...", "However, ...",
+  "During this initial stage, ...", "One of such schools ...", "The latter ...");
 * a time that only the page's date fixes ("this past June", "in recent weeks", "once again",
   "at the time", "now 21"), with no year in the line;
 * a sentence cut at an abbreviation that needs a word after it ("... Drs.", "... Art.", "def.");
@@ -33,6 +35,15 @@ however also still yet even only just not no what which who whom where how why l
 though but and so or nor according some all one many most several both each every this that these
 those it there here such other another few more much meanwhile moreover furthermore besides
 """.split())
+# Openings that continue a sentence before the line: a connective, or "this"/"such" and the like before
+# a noun, alone or after a preposition. ("Later" and "Then" are times: a year in the line settles them.)
+_LEANING = re.compile(
+    r"^[\"'\u201c\u2018]?(?:for\s+(?:example|instance)|in\s+addition|additionally|however|also|meanwhile|moreover|"
+    r"furthermore|as\s+a\s+result|in\s+turn|instead|likewise|similarly|besides|thus|therefore|hence|"
+    r"consequently|nevertheless|nonetheless|in\s+contrast|by\s+contrast|on\s+the\s+other\s+hand|in\s+fact|"
+    r"indeed|as\s+such|even\s+so|after\s+that|the\s+(?:latter|former)|another|one\s+of\s+(?:such|these|those|them)|"
+    r"(?:(?:during|in|at|by|after|before|from|since|until|under|with|for|of|on)\s+)?(?:this|that|these|those|such)"
+    r"(?=\s+(?-i:[a-z])))\b", re.IGNORECASE)
 _YEAR = re.compile(r"\b(?:1[5-9]\d\d|20\d\d)s?\b")
 _VAGUE_TIME = re.compile(
     r"\b(?:this\s+past|(?:the\s+)?(?:past|last)\s+(?:few|several|couple)|in\s+recent\s+(?:days|weeks|months|years)|"
@@ -64,7 +75,7 @@ def problems(line: str) -> dict[str, str]:
     (the mapping is shared by the cache: do not change it)."""
     ws = line.split()
     found: dict[str, str] = {}
-    why = dangling_pronoun(ws) or vague_time(line) or cut_at_abbreviation(ws)
+    why = dangling_pronoun(ws) or leans_on_before(line) or vague_time(line) or cut_at_abbreviation(ws)
     if why:
         found["unclear"] = why
     why = dateline(line) or run_together(ws)
@@ -93,6 +104,12 @@ def _subject_before(line: str, index: int) -> bool:
     start = len(" ".join(line.split()[:index]))  # the pronoun's character offset (less a space)
     return any(t.idx < start and t.pos_ in ("NOUN", "PROPN") and t.dep_ in ("nsubj", "nsubjpass")
                for t in doc)
+
+
+def leans_on_before(line: str) -> str | None:
+    """An opening that continues a sentence the line does not include ("For example, ...")."""
+    m = _LEANING.match(line.strip())
+    return f"it opens on {m.group(0).strip(chr(34) + chr(39))!r}, which answers a sentence not shown" if m else None
 
 
 def vague_time(line: str) -> str | None:
