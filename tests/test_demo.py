@@ -148,6 +148,33 @@ def test_fact_style_posts_the_fact_its_source_and_a_citation_but_no_article_pros
     assert "&lt;ref&gt;&#123;&#123;cite news" in talk, "the citation is shown as text to copy, not rendered"
 
 
+def _content_words(text: str) -> set[str]:
+    stop = {"the", "and", "for", "was", "were", "with", "that", "this", "from", "its", "has", "had", "have", "are",
+            "been", "into", "after", "which", "their", "his", "her", "but", "not", "also", "than", "over", "said"}
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2 and w not in stop}
+
+
+def test_no_posted_fact_restates_a_sentence_its_article_already_has(demo):
+    """Issue 29's demo target, read from the wiki as a reviewer sees it: no posted fact line has four
+    fifths of its content words in one sentence of the article."""
+    import html
+
+    import mwparserfromhell
+
+    _, _, base = demo
+    facts = 0
+    for a in ARTICLES:
+        posted = raw(base, f"Talk:{a['title']}") + raw(base, f"User:{BOT}/Queue/{a['title']}")
+        prose = mwparserfromhell.parse(raw(base, a["title"])).strip_code()
+        sentences = [_content_words(x) for x in re.split(r"(?<=[.!?])\s+|\n+", prose) if x.strip()]
+        for fact in re.findall(r"'''New fact:''' (.+)", posted):
+            words = _content_words(html.unescape(fact))
+            shared = max(len(words & s) for s in sentences) / max(len(words), 1)
+            assert shared < 0.8, f"{a['title']}: {fact!r} restates the article ({shared:.0%} of its words in one sentence)"
+            facts += 1
+    assert facts >= 4, f"the demo posted {facts} fact lines"
+
+
 @needs_browser
 def test_talk_queue_and_user_pages_render_without_red_links_cite_errors_or_raw_template_names(demo):
     _, _, base = demo
