@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import logging
 import sqlite3
 import threading
@@ -257,8 +258,6 @@ class SentenceEncoder:
 
 
 def _check_mean_pooled(folder: Path) -> None:
-    import json
-
     kinds = [m["type"].rsplit(".", 1)[-1] for m in json.loads((folder / "modules.json").read_text())]
     pooling = json.loads((folder / "1_Pooling" / "config.json").read_text()) if "Pooling" in kinds else {}
     modes = {k for k, v in pooling.items() if k.startswith("pooling_mode") and v}
