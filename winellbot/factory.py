@@ -2,7 +2,7 @@
 
 The one place where configuration meets code: every other module takes plain
 keyword arguments. Only the commands and the back-test import it. Heavy libraries (torch,
-transformers, sentence-transformers) load inside the modules that use them, when first used.
+transformers, spaCy) load inside the modules that use them, when first used.
 """
 from __future__ import annotations
 
