@@ -98,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     wiki, server = LocalWiki(scratch / "wiki"), MariaDB(scratch / "mariadb")
     (scratch / "mariadb").mkdir()
     web = NewsServer(args.web_latency or 0.0) if args.web_latency is not None else None
+    started_web = False  # stopping a server that never started would wait forever
     try:
         wiki.create()
         wiki.start()
@@ -105,10 +106,11 @@ def main(argv: list[str] | None = None) -> int:
         wiki.install_templates()
         if web:
             web.start()
+            started_web = True
         print(json.dumps(_run(wiki, server, web, scratch, args)))
         return 0
     finally:
-        if web:
+        if started_web:
             web.stop()
         server.stop()
         wiki.stop()

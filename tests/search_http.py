@@ -61,6 +61,8 @@ class LocalServer:
                                                 {k.lower(): v for k, v in self.headers.items()}))
                     reply = server.routes.get(parts.path, Reply(404, "not found", content_type="text/plain"))
                 body = reply.encoded()
+                if not reply.send_length:  # the body ends when the connection closes, kept alive or not
+                    self.close_connection = True
                 self.send_response(reply.status)
                 if reply.content_type:
                     self.send_header("Content-Type", reply.content_type)

@@ -363,6 +363,20 @@ def test_a_caption_or_dateline_run_into_the_line_is_held_as_furniture(line, why)
     "Later in 2026, Ashgrove Athletic opened a new stand at Coppice Lane.",  # a time, settled by the year
     "This Is England, a film shot at Coppice Lane in 2006, was shown at the ground in 2026.",  # a title
     "Thessaloniki hosted the Northern Counties Cup final in May 2026.",  # "The...", "This..." inside a word
+    "The former mayor of Ashgrove, Ada Holt, opened the new stand at Coppice Lane in 2026.",
+    "In addition to its stadium, Ashgrove Athletic owns a training ground at Mill Road, bought in 2019.",
+    "As a result of the flooding in March 2026, the final was moved to Lowmere.",
+    "Another Country, a film shot at Coppice Lane in 1984, was shown at the ground in 2026.",
+    "This year's Northern Counties Cup final, held in May 2026, drew 4,100 people to Coppice Lane.",
 ])
 def test_a_line_that_stands_alone_passes_the_line_alone_rules(line):
     assert problems(line) == {}
+
+
+def test_this_year_leans_on_the_page_date_unless_the_line_gives_the_year():
+    from winellbot.gates.standalone import leans_on_before
+
+    assert leans_on_before("This year the club moved its home games to Coppice Lane.")
+    assert leans_on_before("This year's final, held in May 2026, drew 4,100 people to Coppice Lane.") is None
+    assert leans_on_before("In addition, the club bought a training ground at Mill Road in 2019.")
+    assert leans_on_before("In addition to its stadium, the club owns a training ground at Mill Road.") is None

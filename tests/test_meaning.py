@@ -34,6 +34,8 @@ CHILD = textwrap.dedent("""
         v = e.embed(texts)
         out[name] = {"paraphrase": float(v[0] @ v[1]), "unrelated": float(v[0] @ v[2]),
                      "norm": float((v[0] ** 2).sum()), "computed": e.stats.computed, "size": v.shape[1]}
+    import sys
+    out["imported"] = sorted(m for m in ("sentence_transformers", "sklearn") if m in sys.modules)
     doc = english()("Angela Merkel visited Paris on 3 May 2021 with 40 aides.")
     out["entities"] = [[ent.text, ent.label_] for ent in doc.ents]
     print(json.dumps(out))
@@ -59,6 +61,7 @@ def test_the_models_load_from_the_bundled_packages_with_no_network(tmp_path):
         assert figures["computed"] == 3 and figures["size"] == size
         assert abs(figures["norm"] - 1.0) < 1e-2
         assert figures["paraphrase"] > 0.8 > 0.3 > figures["unrelated"]
+    assert result["imported"] == [], "embedding needs neither sentence-transformers nor scikit-learn"
     assert ["Angela Merkel", "PERSON"] in result["entities"] and ["Paris", "GPE"] in result["entities"]
     assert any(label == "DATE" for _, label in result["entities"])
     assert list(hub.iterdir()) == []  # nothing was downloaded or cached from anywhere
@@ -72,21 +75,22 @@ SENTENCES = ["The mayor opened the new bridge on Monday.", "  Leading and traili
 
 
 @pytest.mark.slow
-def test_the_embedder_gives_sentence_transformers_own_vectors_to_the_bit():
+@pytest.mark.parametrize("model", ["all-MiniLM-L6-v2", "all-mpnet-base-v2"])
+def test_the_embedder_gives_sentence_transformers_own_vectors_to_the_bit(model):
     """The plain-transformers encoder (no sentence-transformers import in the bot) against the library's
     ``encode`` with the embedder's settings: batches that mix lengths, a text cut at 128 tokens, a repeat."""
     import numpy as np
     from sentence_transformers import SentenceTransformer
 
-    from winellbot.meaning import MINILM, MODELS, SentenceEncoder
+    from winellbot.meaning import MODELS, SentenceEncoder
 
-    folder = MODELS[MINILM][0]()
+    folder, size = MODELS[model][0](), MODELS[model][1]
     theirs = SentenceTransformer(str(folder), device="cpu", local_files_only=True)
     theirs.max_seq_length = 128
     expected = theirs.encode(SENTENCES, batch_size=3, normalize_embeddings=True, convert_to_numpy=True,
                              show_progress_bar=False)
     ours = SentenceEncoder(folder, 128).encode(SENTENCES, batch_size=3)
-    assert ours.dtype == np.float32 and ours.shape == expected.shape == (len(SENTENCES), 384)
+    assert ours.dtype == np.float32 and ours.shape == expected.shape == (len(SENTENCES), size)
     assert np.array_equal(ours, expected)
 
 

@@ -219,8 +219,8 @@ class SentenceEncoder:
     token vectors over the attention mask, unit length, in batches of texts sorted by length, which
     is what sentence-transformers computes for these models (tests/test_meaning.py compares them).
 
-    Why not sentence-transformers itself: importing it (scikit-learn, scipy and its own modules) took
-    about half of the model's start in a bot process. A folder whose ``modules.json`` asks for more
+    Why not sentence-transformers itself: importing it (scikit-learn and its own modules) added
+    about a third to a fresh process's way to its first vector. A folder whose ``modules.json`` asks for more
     than a transformer, mean pooling and normalisation is refused with :class:`ValueError`.
     """
 

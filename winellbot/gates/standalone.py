@@ -35,15 +35,22 @@ however also still yet even only just not no what which who whom where how why l
 though but and so or nor according some all one many most several both each every this that these
 those it there here such other another few more much meanwhile moreover furthermore besides
 """.split())
-# Openings that continue a sentence before the line: a connective, or "this"/"such" and the like before
-# a noun, alone or after a preposition. ("Later" and "Then" are times: a year in the line settles them.)
+# Openings that continue a sentence before the line: a connective, or "this"/"such" and the like,
+# alone or after a preposition, before a small word, a figure or a comma ("However, ...", "During this
+# initial stage"; not a title: "This Is England"). A connective with its own complement ("In addition to
+# the stadium, ...", "Instead of ...") and "the former" ("The former mayor ...") stand alone. ("Later"
+# and "Then" are times: a year in the line settles them, as it settles "This year ...".)
 _LEANING = re.compile(
-    r"^[\"'\u201c\u2018]?(?:for\s+(?:example|instance)|in\s+addition|additionally|however|also|meanwhile|moreover|"
-    r"furthermore|as\s+a\s+result|in\s+turn|instead|likewise|similarly|besides|thus|therefore|hence|"
-    r"consequently|nevertheless|nonetheless|in\s+contrast|by\s+contrast|on\s+the\s+other\s+hand|in\s+fact|"
-    r"indeed|as\s+such|even\s+so|after\s+that|the\s+(?:latter|former)|another|one\s+of\s+(?:such|these|those|them)|"
-    r"(?:(?:during|in|at|by|after|before|from|since|until|under|with|for|of|on)\s+)?(?:this|that|these|those|such)"
-    r"(?=\s+(?-i:[a-z])))\b", re.IGNORECASE)
+    r"^[\"'\u201c\u2018]?(?:for\s+(?:example|instance)|(?:in\s+addition|as\s+a\s+result|instead|in\s+contrast|"
+    r"by\s+contrast)(?!\s+(?:to|of)\b)|additionally|however|also|meanwhile|moreover|furthermore|in\s+turn|"
+    r"likewise|similarly|besides(?=\s*,)|thus|therefore|hence|consequently|nevertheless|nonetheless|"
+    r"on\s+the\s+other\s+hand|in\s+fact|indeed|as\s+such|even\s+so|after\s+that|another|"
+    r"the\s+latter(?=\s*(?:,|'s|\s+(?:was|is|were|are|had|has|became|would|will|said)\b))|"
+    r"one\s+of\s+(?:such|these|those|them)|"
+    r"(?:(?:during|in|at|by|after|before|from|since|until|under|with|for|of|on)\s+)?(?:this|that|these|those|such))"
+    r"\b(?=\s*,|\s+(?-i:[a-z0-9]))", re.IGNORECASE)
+_TIME_WORDS = frozenset("year years season seasons month months week weeks day days time spring summer autumn fall "
+                        "winter century decade".split())
 _YEAR = re.compile(r"\b(?:1[5-9]\d\d|20\d\d)s?\b")
 _VAGUE_TIME = re.compile(
     r"\b(?:this\s+past|(?:the\s+)?(?:past|last)\s+(?:few|several|couple)|in\s+recent\s+(?:days|weeks|months|years)|"
@@ -107,9 +114,17 @@ def _subject_before(line: str, index: int) -> bool:
 
 
 def leans_on_before(line: str) -> str | None:
-    """An opening that continues a sentence the line does not include ("For example, ...")."""
-    m = _LEANING.match(line.strip())
-    return f"it opens on {m.group(0).strip(chr(34) + chr(39))!r}, which answers a sentence not shown" if m else None
+    """An opening that continues a sentence the line does not include ("For example, ..."); "this
+    year" and the like count as a time, which a year in the line settles."""
+    line = line.strip()
+    m = _LEANING.match(line)
+    if not m:
+        return None
+    after = line[m.end():].split()
+    if m.group(0).split()[-1].lower() in ("this", "that", "these", "those") and after \
+            and _bare(after[0]).removesuffix("'s") in _TIME_WORDS and _YEAR.search(line):
+        return None
+    return f"it opens on {m.group(0).strip(chr(34) + chr(39))!r}, which answers a sentence not shown"
 
 
 def vague_time(line: str) -> str | None:
