@@ -379,4 +379,5 @@ def test_this_year_leans_on_the_page_date_unless_the_line_gives_the_year():
     assert leans_on_before("This year the club moved its home games to Coppice Lane.")
     assert leans_on_before("This year's final, held in May 2026, drew 4,100 people to Coppice Lane.") is None
     assert leans_on_before("In addition, the club bought a training ground at Mill Road in 2019.")
+    assert leans_on_before("At that time the club had 4,100 members, the most since 1968.")
     assert leans_on_before("In addition to its stadium, the club owns a training ground at Mill Road.") is None

@@ -115,13 +115,14 @@ def _subject_before(line: str, index: int) -> bool:
 
 def leans_on_before(line: str) -> str | None:
     """An opening that continues a sentence the line does not include ("For example, ..."); "this
-    year" and the like count as a time, which a year in the line settles."""
+    year" and the like count as a time, which a year in the line settles ("at that time" does not:
+    which time is the sentence before's)."""
     line = line.strip()
     m = _LEANING.match(line)
     if not m:
         return None
     after = line[m.end():].split()
-    if m.group(0).split()[-1].lower() in ("this", "that", "these", "those") and after \
+    if m.group(0).split()[-1].lower() in ("this", "these") and after \
             and _bare(after[0]).removesuffix("'s") in _TIME_WORDS and _YEAR.search(line):
         return None
     return f"it opens on {m.group(0).strip(chr(34) + chr(39))!r}, which answers a sentence not shown"
