@@ -19,6 +19,7 @@ from winellbot.gates.standalone import problems
 from winellbot.gates.style import StyleGate
 from winellbot.gates.subject import SubjectGate, subject_names
 from winellbot.models import Citation, Document, Edit, Suggestion, Update
+from winellbot.sentences import continues_a_sentence
 from winellbot.state.db import State
 from winellbot.wiki.render import render_queue_entry, render_section
 
@@ -363,21 +364,27 @@ def test_a_caption_or_dateline_run_into_the_line_is_held_as_furniture(line, why)
     "Later in 2026, Ashgrove Athletic opened a new stand at Coppice Lane.",  # a time, settled by the year
     "This Is England, a film shot at Coppice Lane in 2006, was shown at the ground in 2026.",  # a title
     "Thessaloniki hosted the Northern Counties Cup final in May 2026.",  # "The...", "This..." inside a word
-    "The former mayor of Ashgrove, Ada Holt, opened the new stand at Coppice Lane in 2026.",
-    "In addition to its stadium, Ashgrove Athletic owns a training ground at Mill Road, bought in 2019.",
-    "As a result of the flooding in March 2026, the final was moved to Lowmere.",
-    "Another Country, a film shot at Coppice Lane in 1984, was shown at the ground in 2026.",
-    "This year's Northern Counties Cup final, held in May 2026, drew 4,100 people to Coppice Lane.",
 ])
 def test_a_line_that_stands_alone_passes_the_line_alone_rules(line):
     assert problems(line) == {}
 
 
-def test_this_year_leans_on_the_page_date_unless_the_line_gives_the_year():
-    from winellbot.gates.standalone import leans_on_before
+@pytest.mark.parametrize("line", [
+    "The former mayor of Ashgrove, Ada Holt, opened the new stand at Coppice Lane in 2026.",
+    "In addition to its stadium, Ashgrove Athletic owns a training ground at Mill Road, bought in 2019.",
+    "As a result of the flooding in March 2026, the final was moved to Lowmere.",
+    "Another Country, a film shot at Coppice Lane in 1984, was shown at the ground in 2026.",
+    "This year's Northern Counties Cup final, held in May 2026, drew 4,100 people to Coppice Lane.",
+    "This Is England, a film shot at Coppice Lane in 2006, was shown at the ground in 2026.",  # a title
+])
+def test_an_opening_that_needs_nothing_before_it_is_not_taken_for_a_continuation(line):
+    assert continues_a_sentence(line) is None
 
-    assert leans_on_before("This year the club moved its home games to Coppice Lane.")
-    assert leans_on_before("This year's final, held in May 2026, drew 4,100 people to Coppice Lane.") is None
-    assert leans_on_before("In addition, the club bought a training ground at Mill Road in 2019.")
-    assert leans_on_before("At that time the club had 4,100 members, the most since 1968.")
-    assert leans_on_before("In addition to its stadium, the club owns a training ground at Mill Road.") is None
+
+def test_this_year_leans_on_the_page_date_unless_the_line_gives_the_year():
+    assert continues_a_sentence("In this year's final, held in May 2026, Ashgrove beat Lowmere 2-1.") is None
+    assert continues_a_sentence("This year the club moved its home games to Coppice Lane.")
+    assert continues_a_sentence("This year's final, held in May 2026, drew 4,100 people to Coppice Lane.") is None
+    assert continues_a_sentence("In addition, the club bought a training ground at Mill Road in 2019.")
+    assert continues_a_sentence("At that time the club had 4,100 members, the most since 1968.")
+    assert continues_a_sentence("In addition to its stadium, the club owns a training ground at Mill Road.") is None

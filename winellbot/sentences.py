@@ -35,6 +35,22 @@ STATED = 0.6
 _LEANING = frozenset("he she it they him her them his its their this these those such both".split())
 _CONNECTIVES = frozenset("and but so also however meanwhile moreover furthermore instead still yet then "
                          "additionally besides nevertheless therefore thus".split())
+# Openings of more than one word that continue a sentence before the line ("For example, ...", "During
+# this initial stage, ...", "One of such schools ..."), before a small word, a figure or a comma (not a
+# title: "This Is England"). A connective with its own complement ("In addition to the stadium, ...") and
+# "the former" ("The former mayor ...") stand alone. ("Later" and "Then" are times: a year in the line
+# settles them, as it settles "In this year's ...".)
+_CONTINUING = re.compile(
+    r"^[\"'\u201c\u2018]?(?:for\s+(?:example|instance)|(?:in\s+addition|as\s+a\s+result|in\s+contrast|"
+    r"by\s+contrast)(?!\s+(?:to|of)\b)|in\s+turn|likewise|similarly|hence|consequently|nonetheless|"
+    r"on\s+the\s+other\s+hand|in\s+fact|indeed|as\s+such|even\s+so|after\s+that|another|"
+    r"the\s+latter(?=\s*(?:,|'s|\s+(?:was|is|were|are|had|has|became|would|will|said)\b))|"
+    r"one\s+of\s+(?:such|these|those|them)|"
+    r"(?:(?:during|in|at|by|after|before|from|since|until|under|with|for|of|on)\s+)?(?:this|that|these|those|such))"
+    r"\b(?=\s*,|\s+(?-i:[a-z0-9]))", re.IGNORECASE)
+_TIME_WORDS = frozenset("year years season seasons month months week weeks day days time spring summer autumn fall "
+                        "winter century decade".split())
+_YEAR = re.compile(r"\b(?:1[5-9]\d\d|20\d\d)s?\b")
 _RELATIVE_TIME = re.compile(
     r"\b(?:yesterday|today|tonight|tomorrow|recently|currently|this\s+(?:week|month|year|weekend|season|"
     r"morning|afternoon|evening|summer|winter|spring|autumn|fall)|(?:last|next|coming)\s+(?:week|month|year|"
@@ -219,6 +235,8 @@ def _leaning(text: str, ws: list[str], art: ArticleTerms, problems: dict[str, st
         problems["unclear"] = f"opens with {ws[0]!r}, which points back at something not shown"
     elif first in _CONNECTIVES:
         problems["unclear"] = f"opens with {ws[0]!r}, which continues a sentence not shown"
+    elif why := continues_a_sentence(text):
+        problems["unclear"] = why
     elif first == "the" and len(ws) > 1:
         head = ws[1].strip(",.;:").lower()
         # "The stand was rebuilt": which stand? "The new stand of Quarry Lane" says.
@@ -228,6 +246,21 @@ def _leaning(text: str, ws: list[str], art: ArticleTerms, problems: dict[str, st
     if "unclear" not in problems and (_RELATIVE_TIME.search(text) or
                                       (_ON_WEEKDAY.search(text) and not _DATED.search(text))):
         problems["unclear"] = "a time relative to the page's date ('last week', 'on Monday'), with no date"
+
+
+def continues_a_sentence(line: str) -> str | None:
+    """An opening of more than one word that continues a sentence the line does not include ("For
+    example, ..."); "this year" and the like after a preposition count as a time, which a year in the
+    line settles ("at that time" does not: which time is the sentence before's)."""
+    line = line.strip()
+    m = _CONTINUING.match(line)
+    if not m:
+        return None
+    after = line[m.end():].split()
+    if m.group(0).split()[-1].lower() in ("this", "these") and after \
+            and after[0].strip(".,;:!?\"'").lower().removesuffix("'s") in _TIME_WORDS and _YEAR.search(line):
+        return None
+    return f"it opens on {m.group(0).strip(chr(34) + chr(39))!r}, which answers a sentence not shown"
 
 
 _GLUE = frozenset("the and of to in for on at by with from said says click here more".split())

@@ -4,8 +4,6 @@
 it would earn (``unclear`` or ``furniture``), the reason it cannot stand as a line of an article:
 
 * a personal pronoun (he, she, his, their ...) before anyone is named in the line: whose?
-* an opening that answers a sentence the reviewer was not shown ("For example, ...", "However, ...",
-  "During this initial stage, ...", "One of such schools ...", "The latter ...");
 * a time that only the page's date fixes ("this past June", "in recent weeks", "once again",
   "at the time", "now 21"), with no year in the line;
 * a sentence cut at an abbreviation that needs a word after it ("... Drs.", "... Art.", "def.");
@@ -35,22 +33,6 @@ however also still yet even only just not no what which who whom where how why l
 though but and so or nor according some all one many most several both each every this that these
 those it there here such other another few more much meanwhile moreover furthermore besides
 """.split())
-# Openings that continue a sentence before the line: a connective, or "this"/"such" and the like,
-# alone or after a preposition, before a small word, a figure or a comma ("However, ...", "During this
-# initial stage"; not a title: "This Is England"). A connective with its own complement ("In addition to
-# the stadium, ...", "Instead of ...") and "the former" ("The former mayor ...") stand alone. ("Later"
-# and "Then" are times: a year in the line settles them, as it settles "This year ...".)
-_LEANING = re.compile(
-    r"^[\"'\u201c\u2018]?(?:for\s+(?:example|instance)|(?:in\s+addition|as\s+a\s+result|instead|in\s+contrast|"
-    r"by\s+contrast)(?!\s+(?:to|of)\b)|additionally|however|also|meanwhile|moreover|furthermore|in\s+turn|"
-    r"likewise|similarly|besides(?=\s*,)|thus|therefore|hence|consequently|nevertheless|nonetheless|"
-    r"on\s+the\s+other\s+hand|in\s+fact|indeed|as\s+such|even\s+so|after\s+that|another|"
-    r"the\s+latter(?=\s*(?:,|'s|\s+(?:was|is|were|are|had|has|became|would|will|said)\b))|"
-    r"one\s+of\s+(?:such|these|those|them)|"
-    r"(?:(?:during|in|at|by|after|before|from|since|until|under|with|for|of|on)\s+)?(?:this|that|these|those|such))"
-    r"\b(?=\s*,|\s+(?-i:[a-z0-9]))", re.IGNORECASE)
-_TIME_WORDS = frozenset("year years season seasons month months week weeks day days time spring summer autumn fall "
-                        "winter century decade".split())
 _YEAR = re.compile(r"\b(?:1[5-9]\d\d|20\d\d)s?\b")
 _VAGUE_TIME = re.compile(
     r"\b(?:this\s+past|(?:the\s+)?(?:past|last)\s+(?:few|several|couple)|in\s+recent\s+(?:days|weeks|months|years)|"
@@ -82,7 +64,7 @@ def problems(line: str) -> dict[str, str]:
     (the mapping is shared by the cache: do not change it)."""
     ws = line.split()
     found: dict[str, str] = {}
-    why = dangling_pronoun(ws) or leans_on_before(line) or vague_time(line) or cut_at_abbreviation(ws)
+    why = dangling_pronoun(ws) or vague_time(line) or cut_at_abbreviation(ws)
     if why:
         found["unclear"] = why
     why = dateline(line) or run_together(ws)
@@ -111,21 +93,6 @@ def _subject_before(line: str, index: int) -> bool:
     start = len(" ".join(line.split()[:index]))  # the pronoun's character offset (less a space)
     return any(t.idx < start and t.pos_ in ("NOUN", "PROPN") and t.dep_ in ("nsubj", "nsubjpass")
                for t in doc)
-
-
-def leans_on_before(line: str) -> str | None:
-    """An opening that continues a sentence the line does not include ("For example, ..."); "this
-    year" and the like count as a time, which a year in the line settles ("at that time" does not:
-    which time is the sentence before's)."""
-    line = line.strip()
-    m = _LEANING.match(line)
-    if not m:
-        return None
-    after = line[m.end():].split()
-    if m.group(0).split()[-1].lower() in ("this", "these") and after \
-            and _bare(after[0]).removesuffix("'s") in _TIME_WORDS and _YEAR.search(line):
-        return None
-    return f"it opens on {m.group(0).strip(chr(34) + chr(39))!r}, which answers a sentence not shown"
 
 
 def vague_time(line: str) -> str | None:
