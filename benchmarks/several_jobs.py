@@ -245,14 +245,16 @@ def _run(wiki, server, web, scratch: Path, args) -> dict:
         log = logs / f"{len(started):02d}-{key}.log"
         started.append(log)
         with log.open("w") as fh:
-            return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=fh, text=True)
+            job = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=fh, text=True)
+        job.log = log  # type: ignore[attr-defined]
+        return job
 
     cpu, machine = _children_cpu(), _machine_cpu()
     began = time.monotonic()
     solo = start("solo")
     solo.wait(timeout=4 * 3600)
     if solo.returncode != 0:
-        raise SystemExit(f"the single job failed: {started[-1].read_text()[-2000:]}")
+        raise SystemExit(f"the single job failed: {solo.log.read_text()[-2000:]}")
     solo_seconds = time.monotonic() - began
     solo_cpu, cpu = _children_cpu() - cpu, _children_cpu()
     solo_busy, machine = _busy_cores(machine), _machine_cpu()
@@ -263,29 +265,11 @@ def _run(wiki, server, web, scratch: Path, args) -> dict:
 
     began = time.monotonic()
     jobs = [start("team") for _ in range(args.jobs)]
-    logs_of = {id(j): started[-args.jobs + n] for n, j in enumerate(jobs)}
-    # The kills spread over the time the jobs should take (the baseline's pace shared by N jobs): the
-    # k-th at a random moment of the k-th K-th of 85% of it, once some job holds leases (it is into its
-    # cycle), 0 to 3 s later; the victim is a job holding leases when there is one.
     expected = solo_seconds / max(solo_done, 1) * args.pages / max(args.jobs, 1)
-    kills: list[float] = []
-    for k in range(args.kill):
-        time.sleep(max(0.0, began + expected * 0.85 * (k + rng.random()) / args.kill - time.monotonic()))
-        _wait_for_leases(setup["team"]["url"], time.monotonic() + 120)
-        time.sleep(rng.uniform(0.0, 3.0))
-        running = [j for j in jobs if j.poll() is None]
-        if not running:
-            break
-        holding = _lease_pids(setup["team"]["url"])
-        victim = rng.choice([j for j in running if j.pid in holding] or running)
-        kills.append(round(time.monotonic() - began, 1))
-        victim.send_signal(signal.SIGKILL)
-        victim.wait()
-        jobs[jobs.index(victim)] = new = start("team")
-        logs_of[id(new)] = started[-1]
+    kills = _kill(jobs, lambda: start("team"), setup["team"]["url"], args.kill, began, expected, rng)
     for job in jobs:
         job.wait(timeout=4 * 3600)
-    failures = [logs_of[id(j)].read_text()[-300:] for j in jobs if j.returncode not in (0, -9)]
+    failures = [j.log.read_text()[-300:] for j in jobs if j.returncode not in (0, -9)]
     seconds = time.monotonic() - began
     team_cpu, team_busy = _children_cpu() - cpu, _busy_cores(machine)
     in_time = _done(setup["team"]["url"], setup["sets"]["team"])  # the rate counts these only
@@ -294,7 +278,7 @@ def _run(wiki, server, web, scratch: Path, args) -> dict:
         last = start("team")
         last.wait(timeout=4 * 3600)
         if last.returncode != 0:
-            failures.append(started[-1].read_text()[-300:])
+            failures.append(last.log.read_text()[-300:])
     report = _report(wiki, setup, args, solo_done, solo_seconds, seconds, failures, in_time)
     if args.kill:
         report["kills_at_seconds"] = kills
@@ -307,6 +291,29 @@ def _run(wiki, server, web, scratch: Path, args) -> dict:
     if web:
         report["web_requests"] = {"solo": web_solo, "all": dict(web.counts)}
     return report
+
+
+def _kill(jobs: list, start, url: str, times: int, began: float, expected: float, rng: random.Random) -> list[float]:
+    """Kill ``times`` jobs with SIGKILL, each replaced in ``jobs`` by ``start()``; the seconds after
+    ``began`` of each kill. The kills spread over the time the jobs should take (``expected``: the
+    baseline's pace shared by N jobs): the k-th at a random moment of the k-th K-th of 85% of it, once
+    some job holds leases (it is into its cycle), 0 to 3 s later; the victim is a job holding leases
+    when there is one."""
+    kills: list[float] = []
+    for k in range(times):
+        time.sleep(max(0.0, began + expected * 0.85 * (k + rng.random()) / times - time.monotonic()))
+        _wait_for_leases(url, time.monotonic() + 120)
+        time.sleep(rng.uniform(0.0, 3.0))
+        running = [j for j in jobs if j.poll() is None]
+        if not running:
+            break
+        holding = _lease_pids(url)
+        victim = rng.choice([j for j in running if j.pid in holding] or running)
+        kills.append(round(time.monotonic() - began, 1))
+        victim.send_signal(signal.SIGKILL)
+        victim.wait()
+        jobs[jobs.index(victim)] = start()
+    return kills
 
 
 def _children_cpu() -> float:
