@@ -15,6 +15,7 @@ from winellbot.article import parse_article
 from winellbot.facts import key_sentence, same_fact, stale_sentence
 from winellbot.models import Citation, Document, Edit, Suggestion, Update
 from winellbot.posting import PostPlanner, resolve_style
+from winellbot.sentences import MAX_WORDS, read
 from winellbot.state.db import State
 from winellbot.wiki.render import Notes, render_queue_entry, render_section, render_suggestion
 
@@ -49,7 +50,19 @@ def test_the_fact_line_is_the_sentence_that_carries_the_news_cut_short():
     assert key_sentence(MAYOR, ARTICLE).startswith("Rowan Pike has been elected mayor of Brindlemouth")
     long = "The regatta " + "and the harbour " * 30 + "grew."
     line = key_sentence("Brindlemouth is a port town. " + long, ARTICLE)
-    assert line.endswith("…") and len(line.split()) == 31
+    assert line.endswith("…") and len(line.split()) == MAX_WORDS + 1
+
+
+def test_a_fact_sentence_as_long_as_the_gates_allow_is_posted_whole():
+    """The line the back-test shows (and the judges read) is the line the wiki gets: a fact sentence of
+    31 to 35 words passes the gates, and was cut at 30 words, mid-phrase, on the wiki."""
+    fact = ("Rowan Pike, who stood for the Harbour and Country group, won 54 percent of the vote in the "
+            "Brindlemouth mayoral election held on Thursday 5 March 2026, against 39 percent for Ada Vell.")
+    assert 30 < len(fact.split()) <= MAX_WORDS and not read(fact, ARTICLE).problems
+    s = suggestion(fact, "https://c.example/pike")
+    plan = PostPlanner(State(), max_per_page_per_week=5, max_per_wiki_per_day=10).plan(ARTICLE, [s])
+    assert plan.notes[s.id].fact == fact
+    assert "'''New fact:''' " + fact in render_section([s], bot_user="WinellBot", style="fact", notes=plan.notes)
 
 
 def test_the_sentence_a_new_fact_makes_stale_is_named_and_a_restatement_names_none():

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 from winellbot.gates.textnorm import MONTH_ALIASES, claim_words, content_tokens, strip_markup
 from winellbot.models import Article
+from winellbot.sentences import MAX_WORDS
 from winellbot.text import split_sentences, words
 
-SHORT_LINE_WORDS = 30
 # A sentence retells an article sentence when that one has this share of its words, the words cut to
 # their first letters (inflections and "-ly" aside: "followed", "following").
 RETOLD_SHARE = 0.6
@@ -87,8 +87,9 @@ def _retold(sentence: str, article_stems: list[frozenset[str]], known: Terms) ->
     return any(len(own & other) >= RETOLD_SHARE * len(own) for other in article_stems)
 
 
-def shorten(sentence: str, limit: int = SHORT_LINE_WORDS) -> str:
-    """At most ``limit`` words; a cut sentence ends in an ellipsis."""
+def shorten(sentence: str, limit: int = MAX_WORDS) -> str:
+    """At most ``limit`` words; a cut sentence ends in an ellipsis. The default is the fact line's
+    own limit (:data:`winellbot.sentences.MAX_WORDS`), so a fact sentence the gates passed is posted whole."""
     parts = words(sentence)
     if len(parts) <= limit:
         return sentence.strip()
