@@ -25,6 +25,8 @@ def problems(text: str) -> dict:
     ("The board signed a new sponsor for the stand in the summer of.", "unclear", "cut short"),
     ("He scored twice in the final against Lowbridge Town in 2026.", "unclear", "points back"),
     ("The stand was rebuilt at a cost of 2 million pounds in 2025.", "unclear", "'the stand'"),
+    ("The two-tier stand adds 3,280 seats and raises the ground's capacity to 12,480.", "unclear",
+     "'the two-tier'"),
     ("Fellside Rovers beat Lowbridge Town 2-1 in the final last week.", "unclear", "relative to the page's date"),
     ("Will the club move to a new ground before the 2027 season?", "unclear", "a question"),
     ("Fellside Rovers won the County Cup octoberthe final was held at Quarry Lane.", "unclear", "run together"),
@@ -49,6 +51,7 @@ def test_what_an_editor_rejects_is_named_with_the_rubrics_error(text, error, why
     "On its first day the new stand at Quarry Lane held 5,800 spectators, officials said on Monday.",
     "Listedtown Rovers 2 appointed Maria Olsen as their manager on 1 March 2026.",
     "The breathtaking renovation of Quarry Lane was completed in April 2026.",
+    "The 16-member squad of Fellside Rovers includes eight players from the club's academy.",
 ])
 def test_a_sentence_that_stands_alone_has_no_problem(text):
     assert problems(text) == {}

@@ -239,9 +239,11 @@ def _leaning(text: str, ws: list[str], art: ArticleTerms, problems: dict[str, st
         problems["unclear"] = why
     elif first == "the" and len(ws) > 1:
         head = ws[1].strip(",.;:").lower()
-        # "The stand was rebuilt": which stand? "The new stand of Quarry Lane" says.
+        # "The stand was rebuilt": which stand? "The new stand of Quarry Lane" says. ("The two-tier
+        # stand" no more than "the stand"; "The 16-member squad" leaves it to the other rules.)
         named = any(w[:1].isupper() for w in ws[2:5])
-        if head.isalpha() and ws[1][:1].islower() and head not in art.title_text.lower() and not named:
+        if head.replace("-", "").isalpha() and ws[1][:1].islower() and head not in art.title_text.lower() \
+                and not named:
             problems["unclear"] = f"'the {head}' with nothing before it to say which"
     if "unclear" not in problems and (_RELATIVE_TIME.search(text) or
                                       (_ON_WEEKDAY.search(text) and not _DATED.search(text))):
