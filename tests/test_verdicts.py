@@ -69,3 +69,20 @@ def test_the_shipped_store_holds_no_page_text():
     rows = [json.loads(x) for x in V.store_path().read_text("utf-8").splitlines() if x.strip()]
     assert rows and all(set(r) == {"task", "hash", "verdict", "new_fact", "errors", "kind", "version", "judge"}
                         for r in rows)
+
+
+def test_a_line_suggested_for_a_section_is_shown_with_its_subsections_text(tmp_path):
+    """A reviewer told "History" reads all of History; the judge is shown the same."""
+    from bench_tasks import write_bridge_task
+
+    path = write_bridge_task(tmp_path / "t.json")
+    data = json.loads(path.read_text())
+    data["wikitext"] = ("The Harbour Bridge is a bridge in Port Town.\n\n== History ==\nPlans date from 1990.\n\n"
+                        "=== Building ===\nWork took four years.\n\n== Design ==\nIt has two towers.\n")
+    path.write_text(json.dumps(data))
+    task = load_task(path)
+    [item] = V.items_from_lines([dict(line("The bridge opened in 2024."), task=task.id)], "v")
+    shown = V.render_item(1, item, task)
+    section_line = next(x for x in shown.splitlines() if x.startswith("**Section text now:**"))
+    assert "Plans date from 1990." in section_line and "Work took four years." in section_line
+    assert "two towers" not in section_line
