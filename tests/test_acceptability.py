@@ -11,8 +11,6 @@ from winellbot.bench.accept_fit import choose, nested, replaces
 from winellbot.bench.verdicts import Verdict
 from winellbot.errors import ConfigError
 from winellbot.gates.acceptability import FEATURES, Acceptability, AcceptabilityGate, features
-from winellbot.gates.base import GateChain
-from winellbot.gates.style import StyleGate
 from winellbot.models import Citation, Document, Edit, Suggestion, Update
 
 ARTICLE = parse_article("Fellside Rovers", "'''Fellside Rovers''' is a football club.\n\n== Honours ==\n"
@@ -59,20 +57,6 @@ def test_below_the_bar_is_held_above_it_gets_its_estimate(tmp_path):
 
 def test_without_a_model_nothing_is_held_on_a_guess():
     assert AcceptabilityGate(None).check(ARTICLE, suggestion("anything at all")) == []
-
-
-@pytest.mark.parametrize("with_model", [True, False])
-def test_a_line_whose_wording_the_style_gate_flags_is_held_whatever_its_estimate(tmp_path, with_model):
-    """Issue 29: no line with a word to watch was ever accepted as it stands (0 of 30 judged bot lines,
-    0 of 9 human sentences), and the flag itself says the wording needs a rewrite."""
-    model = Acceptability.load(model_file(tmp_path)) if with_model else None
-    chain = GateChain([StyleGate(), AcceptabilityGate(model, threshold=0.0)])
-    flagged = chain.check_one(ARTICLE, suggestion("Fortunately, Fellside Rovers now hold the County Cup of 2026."))
-    clean = chain.check_one(ARTICLE, suggestion("Fellside Rovers won the County Cup on 10 May 2026."))
-    [held] = [f for f in flagged.findings if f.gate == "acceptability"]
-    assert held.severity == "hold" and "rewrite" in held.message
-    assert '"fortunately"' in held.message and '"now"' in held.message
-    assert not [f for f in clean.findings if f.severity in ("hold", "block")]
 
 
 def test_a_model_for_other_features_or_a_broken_file_is_a_clear_error(tmp_path):

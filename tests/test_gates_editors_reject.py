@@ -55,18 +55,25 @@ def test_text_with_nothing_but_words_to_watch_is_blocked(added, why):
     assert any(why in m for m in blocks(StyleGate(), suggestion(added)))
 
 
+def test_a_checkable_fact_with_a_word_to_watch_is_held_not_blocked():
+    """Issue 29: its wording needs a rewrite, so it is not posted as it stands (no judged line with a
+    word to watch was accepted as it stood); held, with the word named, not blocked as worthless."""
+    found = StyleGate().check(CLUB, suggestion(
+        "Ashgrove Athletic, the legendary club, won the Northern Counties League title on 25 April 2026."))
+    assert [f.severity for f in found] == ["hold"] and '"legendary"' in found[0].message
+
+
 @pytest.mark.parametrize("added", [
-    "Ashgrove Athletic, the legendary club, won the Northern Counties League title on 25 April 2026.",
     "The manager called it a legendary night for the club.",  # attributed: someone else's word
     CLEAN,
 ])
-def test_a_checkable_fact_with_a_word_to_watch_is_only_flagged(added):
+def test_an_attributed_word_or_none_holds_nothing(added):
     assert blocks(StyleGate(), suggestion(added)) == []
 
 
 def test_a_source_without_case_is_not_blocked_for_names_it_cannot_show():
     added = "the club opened a spectacular stand for supporters of the woodsmen"
-    assert blocks(StyleGate(), suggestion(added, text=added)) == []
+    assert [f.severity for f in StyleGate().check(CLUB, suggestion(added, text=added))] == ["hold"]  # the word only
 
 
 # -- instructions to an AI or the reader -----------------------------------------------------------------

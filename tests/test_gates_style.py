@@ -27,28 +27,28 @@ def found(added: str, gate: StyleGate | None = None) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("added, cls, severity", [
-    ("The legendary theatre staged an iconic production in 1998.", "puffery", "flag"),
-    ("The theatre recently reopened its main hall.", "relative time", "flag"),
-    ("The theatre currently employs 40 staff.", "relative time", "flag"),
-    ("The season opens next year with a new play.", "relative time", "flag"),
-    ("The roof was repaired three years ago.", "relative time", "flag"),
+    ("The legendary theatre staged an iconic production in 1998.", "puffery", "hold"),
+    ("The theatre recently reopened its main hall.", "relative time", "hold"),
+    ("The theatre currently employs 40 staff.", "relative time", "hold"),
+    ("The season opens next year with a new play.", "relative time", "hold"),
+    ("The roof was repaired three years ago.", "relative time", "hold"),
     ("The theatre is a world-class venue for drama.", "promotional", "block"),
     ("It offers an unparalleled experience for families.", "promotional", "block"),
     ("The group was described in the report as a cult.", "contentious label", "info"),  # attributed
-    ("The group is a cult that controls its members.", "contentious label", "flag"),
-    ("Some people say the building is haunted.", "unsupported attribution", "flag"),
-    ("It is widely regarded as the finest stage in the county.", "unsupported attribution", "flag"),
-    ("The so-called renovation took four years.", "doubt", "flag"),
-    ("Interestingly, the stage was built in 1902.", "editorialising", "flag"),
-    ("Of course, the tickets sold out in 1950.", "editorialising", "flag"),
+    ("The group is a cult that controls its members.", "contentious label", "hold"),
+    ("Some people say the building is haunted.", "unsupported attribution", "hold"),
+    ("It is widely regarded as the finest stage in the county.", "unsupported attribution", "hold"),
+    ("The so-called renovation took four years.", "doubt", "hold"),
+    ("Interestingly, the stage was built in 1902.", "editorialising", "hold"),
+    ("Of course, the tickets sold out in 1950.", "editorialising", "hold"),
     ("The manager admitted that ticket sales fell in 2019.", "said synonym", "info"),
-    ("The founder passed away in 1971.", "euphemism", "flag"),
-    ("The café took the lion's share of the revenue in 2001.", "cliche", "flag"),
+    ("The founder passed away in 1971.", "euphemism", "hold"),
+    ("The café took the lion's share of the revenue in 2001.", "cliche", "hold"),
     ("We reopened the theatre in 2005.", "first person", "block"),
     ("Our shows run every weekend.", "first person", "block"),
     ("I think the stage was rebuilt in 1950.", "first person", "block"),
     ("You can book seats online.", "second person", "block"),
-    ("It is the best theatre in the region.", "superlative", "flag"),
+    ("It is the best theatre in the region.", "superlative", "hold"),
     ("The founder was survived by two sons.", "survived by", "info"),
 ])
 def test_words_to_watch_are_named(added, cls, severity):
@@ -81,13 +81,13 @@ def test_quoted_speech_is_exempt(added):
     assert found(added) == {}
 
 
-def test_relative_time_inside_a_quote_is_still_flagged():
-    assert found('The director said "we open next year".') == {"relative time": "flag"}
+def test_relative_time_inside_a_quote_still_counts():
+    assert found('The director said "we open next year".') == {"relative time": "hold"}
 
 
-def test_attributed_first_person_is_only_flagged():
+def test_attributed_first_person_is_held_not_blocked():
     # Reference text loses its quotation marks; the attribution verb still shows who speaks.
-    assert found("The mayor said we will rebuild the theatre by 2026.") == {"first person": "flag"}
+    assert found("The mayor said we will rebuild the theatre by 2026.") == {"first person": "hold"}
 
 
 def test_one_finding_per_class_naming_every_word():
@@ -101,8 +101,11 @@ def test_operator_file_adds_terms_and_disables_classes(tmp_path):
     extra = tmp_path / "words.toml"
     extra.write_text('[puffery]\nterms = ["fabulous"]\n\n[relative_time]\nenabled = false\n', "utf-8")
     gate = StyleGate(extra_path=extra)
-    assert found("The fabulous theatre recently reopened in May 2025.", gate) == {"puffery": "flag"}
-    assert found("The legendary theatre reopened in May 2025.", gate) == {"puffery": "flag"}  # shipped terms kept
+    assert found("The fabulous theatre recently reopened in May 2025.", gate) == {"puffery": "hold"}
+    assert found("The legendary theatre reopened in May 2025.", gate) == {"puffery": "hold"}  # shipped terms kept
+    shown = tmp_path / "shown.toml"
+    shown.write_text('[puffery]\nseverity = "flag"\n', "utf-8")  # an operator's wiki that shows them instead
+    assert found("The legendary theatre reopened in May 2025.", StyleGate(extra_path=shown)) == {"puffery": "flag"}
 
 
 def test_bad_operator_file_is_a_config_error(tmp_path):
@@ -135,7 +138,7 @@ def test_person_words_inside_titles_pass(added):
 
 def test_person_words_opening_a_sentence_still_count():
     assert found("You should visit in 2020.") == {"second person": "block"}
-    assert found("It said: We reopened in 2005.") == {"first person": "flag"}  # attributed
+    assert found("It said: We reopened in 2005.") == {"first person": "hold"}  # attributed
 
 
 @pytest.mark.parametrize("added", [

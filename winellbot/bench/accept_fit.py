@@ -34,7 +34,7 @@ from winellbot.bench.verdicts import VERDICTS as VERDICT_NAMES
 from winellbot.bench.verdicts import by_line, figures, load_store, text_hash
 from winellbot.commands import open_state
 from winellbot.config import Settings, load_settings
-from winellbot.gates.acceptability import FEATURES, MODEL, Acceptability, AcceptabilityGate
+from winellbot.gates.acceptability import FEATURES, MODEL, Acceptability
 from winellbot.gates.base import GateChain
 from winellbot.outcomes.learning import score_examples
 from winellbot.state.outcomes import OutcomeStore
@@ -50,11 +50,10 @@ BAR = "the highest out-of-fold share accepted as it stands, smoothed: (accepted 
 
 
 def candidates(tasks, settings) -> list[dict]:
-    """Every candidate that passes the gates (the score left out, not what the acceptability gate
-    holds whatever the model: a line the style gate flagged), as back-test lines with features."""
+    """Every candidate that passes the gates (the score left out), as back-test lines with features."""
 
     chain = factory.build_gates(settings, None)
-    gates = GateChain([g for g in chain.gates if g.name != "acceptability"] + [AcceptabilityGate(None)])
+    gates = GateChain([g for g in chain.gates if g.name != "acceptability"])
     return run_tasks(tasks, None, pipeline_factory=pipeline_factory(settings), progress=False, gates=gates,
                      jobs=2, limit=None)
 

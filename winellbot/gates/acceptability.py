@@ -10,8 +10,8 @@ fact worth adding in the line. :class:`AcceptabilityGate` holds what falls below
 chosen for the share of lines an editor accepts as they stand (on each task's estimates from a
 model fitted without that task: :mod:`winellbot.bench.accept_fit`), and gives
 every suggestion its estimate (the back-test and the poster take the best first). With no fitted
-model, or one fitted on another backend's suggestions, nothing is held on a guess: the gate holds
-only what the style gate flagged (see :class:`AcceptabilityGate`). Figures: docs/results.md, "Verdicts on the posted lines".
+model, or one fitted on another backend's suggestions, the gate passes everything: nothing is held
+on a guess. Figures: docs/results.md, "Verdicts on the posted lines".
 """
 from __future__ import annotations
 
@@ -115,11 +115,7 @@ class Acceptability:
 
 class AcceptabilityGate(Gate):
     """Every suggestion gets its estimate (an ``info`` finding with the value); below the model's
-    threshold (or ``threshold``, when given) it is held.
-
-    Whatever the model, a suggestion whose wording the style gate flagged (a word to watch: "now",
-    "Fortunately", "legendary" ...) is held too: that gate's flag says the wording needs a reviewer's
-    rewrite, so the line is not usable as it stands, which is what a post offers."""
+    threshold (or ``threshold``, when given) it is held."""
 
     name = "acceptability"
 
@@ -128,10 +124,6 @@ class AcceptabilityGate(Gate):
         self.threshold = threshold if threshold is not None else (model.threshold if model else 0.0)
 
     def check(self, article: Article, suggestion: Suggestion) -> list[GateFinding]:
-        rewrite = [f.message for f in suggestion.findings if f.gate == "style" and f.severity == "flag"]
-        if rewrite:
-            return [GateFinding(self.name, "hold", "its wording needs a reviewer's rewrite before it could be "
-                                                   "used (" + "; ".join(rewrite) + ")")]
         if self.model is None:
             return []
         p = self.model.estimate(features(article, suggestion))
