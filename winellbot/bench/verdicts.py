@@ -137,7 +137,7 @@ def render_item(number: int, item: Item, task: Task) -> str:
     outline = "; ".join(" > ".join(s.path) for s in article.sections if s.path)
     lead = _cut(article.sections[0].text, 90) if article.sections and not article.sections[0].path else ""
     section = article.section(item.section_path)
-    sec_text = _cut(_subtree_text(article, section.path), 200) if section is not None else "(no such section)"
+    sec_text = _cut(_subtree_text(article, section), 200) if section is not None else "(no such section)"
     doc = _doc(task, item.document)
     return "\n".join([
         f"## Item {number}",
@@ -156,12 +156,14 @@ def render_item(number: int, item: Item, task: Task) -> str:
     ])
 
 
-def _subtree_text(article, path: tuple[str, ...]) -> str:
+def _subtree_text(article, section) -> str:
     """The text a reader finds under a heading: its own paragraphs, then its subsections' (a line
     suggested for "History" is judged against all of History, not only the lines above its first
-    subsection)."""
-    return "\n\n".join(s.text for s in article.sections if s.path[:len(path)] == path and s.paragraphs) \
-        if path else article.sections[0].text
+    subsection); the lead's own text for the lead."""
+    path = section.path
+    if not path:
+        return section.text
+    return "\n\n".join(s.text for s in article.sections if s.path[:len(path)] == path and s.paragraphs)
 
 
 def _cut(text: str, n: int) -> str:
