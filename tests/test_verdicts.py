@@ -86,3 +86,26 @@ def test_a_line_suggested_for_a_section_is_shown_with_its_subsections_text(tmp_p
     section_line = next(x for x in shown.splitlines() if x.startswith("**Section text now:**"))
     assert "Plans date from 1990." in section_line and "Work took four years." in section_line
     assert "two towers" not in section_line
+
+
+def test_a_human_sentence_is_shown_with_each_place_of_its_page_that_supports_it(tmp_path):
+    """The calibration's sentences draw on several places of their page; one window showed about half
+    of their words, and the judge called most of them unsupported."""
+    from bench_tasks import write_bridge_task
+
+    path = write_bridge_task(tmp_path / "t.json", held_text="The Harbour Bridge cost 90 million euros and "
+                                                            "carried 5,000 cars on its first day.")
+    data = json.loads(path.read_text())
+    filler = " ".join(f"word{i}" for i in range(120))
+    doc = data["held_out"][0]["supporting_document"]
+    for d in data["documents"]:
+        if d["id"] == doc:
+            d["text"] = (f"The Harbour Bridge cost 90 million euros to build. {filler} "
+                         f"On its first day the bridge carried 5,000 cars.")
+    path.write_text(json.dumps(data))
+    task = load_task(path)
+    [item] = V.human_items([task], 1, seed=1)
+    shown = V.render_item(1, item, task)
+    passage = next(x for x in shown.splitlines() if x.startswith("**Source passage"))
+    assert "90 million euros" in passage and "5,000 cars" in passage and "\u2026" in passage
+    assert "word60" not in passage  # the filler between the two places is left out

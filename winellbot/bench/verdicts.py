@@ -95,6 +95,7 @@ class Item:
     kind: str = "bot"
     version: str = ""
     extra: dict = field(default_factory=dict)
+    passage: str = ""  # the source text shown; empty: the text around ``quote``
 
 
 def items_from_lines(lines: Iterable[dict], version: str) -> list[Item]:
@@ -105,30 +106,43 @@ def items_from_lines(lines: Iterable[dict], version: str) -> list[Item]:
 
 
 def human_items(tasks: Iterable[Task], n: int, seed: int) -> list[Item]:
-    """``n`` held-out sentences, drawn at random, shown as suggestions with their supporting passage."""
+    """``n`` held-out sentences, drawn at random, shown as suggestions with their supporting passages:
+    an editor's sentence often draws on several places of its page, which one window does not show."""
     pool = [(t, h) for t in tasks for h in t.held_out]
     rng = random.Random(seed)
     picked = rng.sample(pool, min(n, len(pool)))
-    return [Item(task=t.id, text=h.text, section_path=tuple(h.section_path), document=h.supporting_document,
-                 quote=_best_window(h.text, _doc(t, h.supporting_document)), kind="human", version="human")
-            for t, h in picked]
+    items = []
+    for t, h in picked:
+        doc = _doc(t, h.supporting_document)
+        windows = _supporting_windows(h.text, doc)
+        items.append(Item(task=t.id, text=h.text, section_path=tuple(h.section_path), document=h.supporting_document,
+                          quote=windows[0] if windows else "", kind="human", version="human",
+                          passage=" \u2026 ".join(_around(doc.text, w, margin=15) for w in windows)))
+    return items
 
 
 def _doc(task: Task, doc_id: str):
     return next((d for d in task.documents if d.id == doc_id), None)
 
 
-def _best_window(text: str, doc, size: int = 40) -> str:
+def _supporting_windows(text: str, doc, size: int = 40, most: int = 3) -> list[str]:
+    """Up to ``most`` windows of ``size`` words of the document, in the document's order, chosen one by
+    one for the most of the sentence's content words the windows before them lack (two at least)."""
     if doc is None:
-        return ""
+        return []
     want = set(content_tokens(text))
     ws = doc.text.split()
-    best, at = -1, 0
-    for i in range(0, max(1, len(ws) - size + 1), 4):
-        got = len(want & set(content_tokens(" ".join(ws[i: i + size]))))
-        if got > best:
-            best, at = got, i
-    return " ".join(ws[at: at + size])
+    starts = range(0, max(1, len(ws) - size + 1), 4)
+    held = {i: want & set(content_tokens(" ".join(ws[i: i + size]))) for i in starts}
+    chosen: list[int] = []
+    found: set[str] = set()
+    while len(chosen) < most:
+        at = max(held, key=lambda i: (len(held[i] - found), -i))
+        if len(held[at] - found) < (1 if not chosen else 2):
+            break
+        chosen.append(at)
+        found |= held[at]
+    return [" ".join(ws[i: i + size]) for i in sorted(chosen)] or [" ".join(ws[:size])]
 
 
 def render_item(number: int, item: Item, task: Task) -> str:
@@ -150,7 +164,7 @@ def render_item(number: int, item: Item, task: Task) -> str:
                                                                                                  item.text)),
         f"**Posted line:** {item.text}",
         f"**Source:** {doc.title if doc else '?'} ({doc.url if doc else '?'})",
-        f"**Source passage around the quoted words:** {_around(doc.text if doc else '', item.quote)}",
+        f"**Source passage around the quoted words:** {item.passage or _around(doc.text if doc else '', item.quote)}",
         f"**Quoted words:** {_cut(item.quote, 60)}",
         "",
     ])
