@@ -30,6 +30,8 @@ def problems(text: str) -> dict:
     ("Fellside Rovers beat Lowbridge Town 2-1 in the final last week.", "unclear", "relative to the page's date"),
     ("Will the club move to a new ground before the 2027 season?", "unclear", "a question"),
     ("Fellside Rovers won the County Cup octoberthe final was held at Quarry Lane.", "unclear", "run together"),
+    ("Fellside Rovers won the County Cup after extra time in the final at the flooded groundhowever.", "unclear",
+     "run together"),
     ("Fellside Rovers won the cup, share this article on Facebook and Twitter today.", "furniture", "page text"),
     ("Home News Fixtures Results Tables Players Tickets Shop Club History Contact.", "furniture", "capitalised"),
     ("We were delighted when Fellside Rovers won the County Cup in 2026.", "subjective", "first person"),

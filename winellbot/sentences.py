@@ -265,7 +265,7 @@ def continues_a_sentence(line: str) -> str | None:
     return f"it opens on {m.group(0).strip(chr(34) + chr(39))!r}, which answers a sentence not shown"
 
 
-_GLUE = frozenset("the and of to in for on at by with from said says click here more".split())
+_GLUE = frozenset("the and of to in for on at by with from said says click here more however we but".split())
 
 
 def _glued(ws: list[str], vocabulary: frozenset[str]) -> str | None:
