@@ -271,7 +271,8 @@ _GLUE = frozenset("the and of to in for on at by with from said says click here 
 def _glued(ws: list[str], vocabulary: frozenset[str]) -> str | None:
     """A word that is two run together ("octoberthe", "here618pm"): a page whose links and headlines
     lost the space between them. Only what such a join leaves is looked for: letters and figures
-    mixed, or a known word with a short function word ("the", "said") stuck to it; compound names
+    mixed, or a known word with a function word or a sentence's opening ("the", "said", "however",
+    "we") stuck to it; compound names
     ("Lowbridge") and long English words ("breathtaking") are words."""
     english = english_words()
     for w in ws:

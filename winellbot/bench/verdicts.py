@@ -127,7 +127,8 @@ def _doc(task: Task, doc_id: str):
 
 def _supporting_windows(text: str, doc, size: int = 40, most: int = 3) -> list[str]:
     """Up to ``most`` windows of ``size`` words of the document, in the document's order, chosen one by
-    one for the most of the sentence's content words the windows before them lack (two at least)."""
+    one for the most of the sentence's content words the windows before them lack (the first one at
+    least, each later one two at least)."""
     if doc is None:
         return []
     want = set(content_tokens(text))
