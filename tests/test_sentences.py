@@ -54,6 +54,8 @@ def test_what_an_editor_rejects_is_named_with_the_rubrics_error(text, error, why
     "Listedtown Rovers 2 appointed Maria Olsen as their manager on 1 March 2026.",
     "The breathtaking renovation of Quarry Lane was completed in April 2026.",
     "The 16-member squad of Fellside Rovers includes eight players from the club's academy.",
+    "In the 2026 final it was shown onscreen that Fellside Rovers had scored twice.",  # a word, not "on screen"
+    "The kit supplier of Fellside Rovers was changed from Michelin to Umbro in 2026.",  # a name ending in "in"
 ])
 def test_a_sentence_that_stands_alone_has_no_problem(text):
     assert problems(text) == {}

@@ -283,8 +283,12 @@ def _glued(ws: list[str], vocabulary: frozenset[str]) -> str | None:
                 r"[a-z]+\d{1,3}|\d+(?:st|nd|rd|th|s|km|kg|mm|cm)", token):
             return w
         known = lambda part: part in english or part in vocabulary  # noqa: E731
+        # A two-letter word ("on", "in") only where a sentence's opening lost its space after a
+        # lower-case word: English writes "onscreen", and names end in it ("Michelin").
+        name = w.strip(".,;:!?\"'()\u201c\u201d\u2018\u2019")[:1].isupper()
         if english and token.isalpha() and any(
-                (token[:k] in _GLUE and known(token[k:])) or (token[k:] in _GLUE and known(token[:k]))
+                (len(token[:k]) > 2 and token[:k] in _GLUE and known(token[k:]))
+                or (token[k:] in _GLUE and (len(token) - k > 2 or not name) and known(token[:k]))
                 for k in range(2, len(token) - 1)):
             return w
     return None
