@@ -114,10 +114,12 @@ def human_items(tasks: Iterable[Task], n: int, seed: int) -> list[Item]:
     items = []
     for t, h in picked:
         doc = _doc(t, h.supporting_document)
-        windows = _supporting_windows(h.text, doc)
+        ws = doc.text.split() if doc else []
+        starts = _supporting_windows(h.text, ws) if doc else []
         items.append(Item(task=t.id, text=h.text, section_path=tuple(h.section_path), document=h.supporting_document,
-                          quote=windows[0] if windows else "", kind="human", version="human",
-                          passage=" \u2026 ".join(_around(doc.text, w, margin=15) for w in windows)))
+                          quote=" ".join(ws[starts[0]: starts[0] + WINDOW]) if starts else "", kind="human",
+                          version="human", passage=" \u2026 ".join(" ".join(ws[max(0, i - 15): i + WINDOW + 15])
+                                                                   for i in starts)))
     return items
 
 
@@ -125,16 +127,16 @@ def _doc(task: Task, doc_id: str):
     return next((d for d in task.documents if d.id == doc_id), None)
 
 
-def _supporting_windows(text: str, doc, size: int = 40, most: int = 3) -> list[str]:
-    """Up to ``most`` windows of ``size`` words of the document, in the document's order, chosen one by
-    one for the most of the sentence's content words the windows before them lack (the first one at
-    least, each later one two at least)."""
-    if doc is None:
-        return []
+WINDOW = 40  # words of a supporting window (shown with 15 more either side)
+
+
+def _supporting_windows(text: str, ws: list[str], most: int = 3) -> list[int]:
+    """Where up to ``most`` windows of :data:`WINDOW` words of a document's words ``ws`` start, in the
+    document's order, chosen one by one for the most of the sentence's content words the windows before
+    them lack (the first one at least, each later one two at least); the document's start if none."""
     want = set(content_tokens(text))
-    ws = doc.text.split()
-    starts = range(0, max(1, len(ws) - size + 1), 4)
-    held = {i: want & set(content_tokens(" ".join(ws[i: i + size]))) for i in starts}
+    starts = range(0, max(1, len(ws) - WINDOW + 1), 4)
+    held = {i: want & set(content_tokens(" ".join(ws[i: i + WINDOW]))) for i in starts}
     chosen: list[int] = []
     found: set[str] = set()
     while len(chosen) < most:
@@ -143,7 +145,7 @@ def _supporting_windows(text: str, doc, size: int = 40, most: int = 3) -> list[s
             break
         chosen.append(at)
         found |= held[at]
-    return [" ".join(ws[i: i + size]) for i in sorted(chosen)] or [" ".join(ws[:size])]
+    return sorted(chosen) or [0]
 
 
 def render_item(number: int, item: Item, task: Task) -> str:
