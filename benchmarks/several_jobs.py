@@ -44,6 +44,7 @@ and the settings used (``settings``).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -98,20 +99,15 @@ def main(argv: list[str] | None = None) -> int:
     wiki, server = LocalWiki(scratch / "wiki"), MariaDB(scratch / "mariadb")
     (scratch / "mariadb").mkdir()
     web = NewsServer(args.web_latency or 0.0) if args.web_latency is not None else None
-    started_web = False  # stopping a server that never started would wait forever
     try:
         wiki.create()
         wiki.start()
         server.start()
         wiki.install_templates()
-        if web:
-            web.start()
-            started_web = True
-        print(json.dumps(_run(wiki, server, web, scratch, args)))
+        with web.http if web else contextlib.nullcontext():  # stopped only if it was started
+            print(json.dumps(_run(wiki, server, web, scratch, args)))
         return 0
     finally:
-        if started_web:
-            web.stop()
         server.stop()
         wiki.stop()
         if args.keep:
@@ -176,12 +172,6 @@ class NewsServer:
                 f"<p class=\"date\">{story['published']}</p><p>{story['text']}</p></article></main>"
                 f"<footer>Westmark Gazette, a fictional newspaper.</footer></body></html>")
         return Reply(200, page)
-
-    def start(self) -> None:
-        self.http.__enter__()
-
-    def stop(self) -> None:
-        self.http.__exit__(None, None, None)
 
 
 def _setup(wiki, server, web, scratch: Path, args) -> dict:
