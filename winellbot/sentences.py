@@ -19,7 +19,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from winellbot.gates.textnorm import MONTHS, WEEKDAYS, claim_words, content_tokens, quoted_spans
+from winellbot.gates.textnorm import MONTHS, WEEKDAYS, YEAR, claim_words, content_tokens, quoted_spans
 from winellbot.meaning import english
 from winellbot.models import Article
 from winellbot.pipeline.restore import english_words
@@ -50,7 +50,6 @@ _CONTINUING = re.compile(
     r"\b(?=\s*,|\s+(?-i:[a-z0-9]))", re.IGNORECASE)
 _TIME_WORDS = frozenset("year years season seasons month months week weeks day days time spring summer autumn fall "
                         "winter century decade".split())
-_YEAR = re.compile(r"\b(?:1[5-9]\d\d|20\d\d)s?\b")
 _RELATIVE_TIME = re.compile(
     r"\b(?:yesterday|today|tonight|tomorrow|recently|currently|this\s+(?:week|month|year|weekend|season|"
     r"morning|afternoon|evening|summer|winter|spring|autumn|fall)|(?:last|next|coming)\s+(?:week|month|year|"
@@ -260,7 +259,7 @@ def continues_a_sentence(line: str) -> str | None:
         return None
     after = line[m.end():].split()
     if m.group(0).split()[-1].lower() in ("this", "these") and after \
-            and after[0].strip(".,;:!?\"'").lower().removesuffix("'s") in _TIME_WORDS and _YEAR.search(line):
+            and after[0].strip(".,;:!?\"'").lower().removesuffix("'s") in _TIME_WORDS and YEAR.search(line):
         return None
     return f"it opens on {m.group(0).strip(chr(34) + chr(39))!r}, which answers a sentence not shown"
 
@@ -272,11 +271,11 @@ def _glued(ws: list[str], vocabulary: frozenset[str]) -> str | None:
     """A word that is two run together ("octoberthe", "here618pm"): a page whose links and headlines
     lost the space between them. Only what such a join leaves is looked for: letters and figures
     mixed, or a known word with a function word or a sentence's opening ("the", "said", "however",
-    "we") stuck to it; compound names
-    ("Lowbridge") and long English words ("breathtaking") are words."""
+    "we") stuck to it; compound names ("Lowbridge") and long English words ("breathtaking") are words."""
     english = english_words()
     for w in ws:
-        token = w.strip(".,;:!?\"'()\u201c\u201d\u2018\u2019").lower()
+        bare = w.strip(".,;:!?\"'()\u201c\u201d\u2018\u2019")
+        token = bare.lower()
         if len(token) < 7 or token in english or token in vocabulary or not token.isalnum():
             continue
         if any(c.isdigit() for c in token) and any(c.isalpha() for c in token) and not re.fullmatch(
@@ -285,9 +284,9 @@ def _glued(ws: list[str], vocabulary: frozenset[str]) -> str | None:
         known = lambda part: part in english or part in vocabulary  # noqa: E731
         # A two-letter word ("on", "in") only where a sentence's opening lost its space after a
         # lower-case word: English writes "onscreen", and names end in it ("Michelin").
-        name = w.strip(".,;:!?\"'()\u201c\u201d\u2018\u2019")[:1].isupper()
+        name = bare[:1].isupper()
         if english and token.isalpha() and any(
-                (len(token[:k]) > 2 and token[:k] in _GLUE and known(token[k:]))
+                (k > 2 and token[:k] in _GLUE and known(token[k:]))
                 or (token[k:] in _GLUE and (len(token) - k > 2 or not name) and known(token[:k]))
                 for k in range(2, len(token) - 1)):
             return w

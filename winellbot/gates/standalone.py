@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 import re
 
-from winellbot.gates.textnorm import MONTHS
+from winellbot.gates.textnorm import MONTHS, YEAR
 from winellbot.meaning import english
 
 _PERSONAL = frozenset("he she him his her hers they them their theirs".split())
@@ -33,7 +33,6 @@ however also still yet even only just not no what which who whom where how why l
 though but and so or nor according some all one many most several both each every this that these
 those it there here such other another few more much meanwhile moreover furthermore besides
 """.split())
-_YEAR = re.compile(r"\b(?:1[5-9]\d\d|20\d\d)s?\b")
 _VAGUE_TIME = re.compile(
     r"\b(?:this\s+past|(?:the\s+)?(?:past|last)\s+(?:few|several|couple)|in\s+recent\s+(?:days|weeks|months|years)|"
     r"once\s+again|at\s+(?:the|that)\s+time|so\s+far|to\s+date|these\s+days|of\s+late|lately|"
@@ -98,7 +97,7 @@ def _subject_before(line: str, index: int) -> bool:
 def vague_time(line: str) -> str | None:
     """A time that only the page's date fixes, in a line with no year."""
     m = _VAGUE_TIME.search(line)
-    if m and not _YEAR.search(line):
+    if m and not YEAR.search(line):
         return f"a time only the page's date fixes ({m.group(0).strip(', ')!r}), with no year"
     return None
 

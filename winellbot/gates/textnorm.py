@@ -47,6 +47,8 @@ yourselves also said says say would may might must shall since upon via per with
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
           "october", "november", "december")
 WEEKDAYS = frozenset(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))
+# A year of the last five centuries, or its decade ("1990s"), as a fact line names its time.
+YEAR = re.compile(r"\b(?:1[5-9]\d\d|20\d\d)s?\b")
 MONTH_ALIASES: dict[str, str] = {m: m for m in MONTHS}
 MONTH_ALIASES.update({m[:3]: m for m in MONTHS if m != "may"})
 MONTH_ALIASES["sept"] = "september"
