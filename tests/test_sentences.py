@@ -29,6 +29,11 @@ def problems(text: str) -> dict:
      "'the two-tier'"),
     ("Fellside Rovers beat Lowbridge Town 2-1 in the final last week.", "unclear", "relative to the page's date"),
     ("Will the club move to a new ground before the 2027 season?", "unclear", "a question"),
+    ("131 supporters who travelled to the final at Lowbridge, which the club lost 2-1 in 2026.", "unclear",
+     "not a sentence"),
+    ("In all, 425 supporters travelled to the final at Lowbridge Town in May 2026.", "unclear", "'In all'"),
+    ("Some examples are the County Cup of 1954 and the Shield won at Quarry Lane in 1961.", "unclear",
+     "'Some examples'"),
     ("Fellside Rovers won the County Cup octoberthe final was held at Quarry Lane.", "unclear", "run together"),
     ("Fellside Rovers won the County Cup after extra time in the final at the flooded groundhowever.", "unclear",
      "run together"),
@@ -56,6 +61,8 @@ def test_what_an_editor_rejects_is_named_with_the_rubrics_error(text, error, why
     "The 16-member squad of Fellside Rovers includes eight players from the club's academy.",
     "In the 2026 final it was shown onscreen that Fellside Rovers had scored twice.",  # a word, not "on screen"
     "The kit supplier of Fellside Rovers was changed from Michelin to Umbro in 2026.",  # a name ending in "in"
+    "The 131 supporters who travelled to Lowbridge in May 2026 were given free tickets by the club.",
+    "In all the years since 1921, Fellside Rovers have played every home game at Quarry Lane.",
 ])
 def test_a_sentence_that_stands_alone_has_no_problem(text):
     assert problems(text) == {}

@@ -36,14 +36,15 @@ _LEANING = frozenset("he she it they him her them his its their this these those
 _CONNECTIVES = frozenset("and but so also however meanwhile moreover furthermore instead still yet then "
                          "additionally besides nevertheless therefore thus".split())
 # Openings of more than one word that continue a sentence before the line ("For example, ...", "During
-# this initial stage, ...", "One of such schools ..."), before a small word, a figure or a comma (not a
-# title: "This Is England"). A connective with its own complement ("In addition to the stadium, ...") and
+# this initial stage, ...", "One of such schools ...", "In all, ...", "Some examples are ..."), before a
+# small word, a figure or a comma (not a title: "This Is England"). A connective with its own complement ("In addition to the stadium, ...") and
 # "the former" ("The former mayor ...") stand alone. ("Later" and "Then" are times: a year in the line
 # settles them, as it settles "In this year's ...".)
 _CONTINUING = re.compile(
     r"^[\"'\u201c\u2018]?(?:for\s+(?:example|instance)|(?:in\s+addition|as\s+a\s+result|in\s+contrast|"
     r"by\s+contrast)(?!\s+(?:to|of)\b)|in\s+turn|likewise|similarly|hence|consequently|nonetheless|"
     r"on\s+the\s+other\s+hand|in\s+fact|indeed|as\s+such|even\s+so|after\s+that|another|"
+    r"in\s+(?:sum|short|brief|particular|all|summary)(?=\s*,)|(?:some|other)\s+examples|like\s+many\s+others|"
     r"the\s+latter(?=\s*(?:,|'s|\s+(?:was|is|were|are|had|has|became|would|will|said)\b))|"
     r"one\s+of\s+(?:such|these|those|them)|"
     r"(?:(?:during|in|at|by|after|before|from|since|until|under|with|for|of|on)\s+)?(?:this|that|these|those|such))"
@@ -323,6 +324,10 @@ def _voice(text: str, ws: list[str], problems: dict[str, str]) -> None:
         problems["primary"] = "promotes a broadcast or a sale, or advises visitors"
 
 
+# Dependencies of a clause that hangs from a word rather than making a sentence of its own.
+_NESTED = ("relcl", "acl", "advcl", "amod", "pcomp", "xcomp", "csubj")
+
+
 def _clause_problem(text: str, title: str = "") -> str | None:
     """What spaCy's parse says is missing for a main clause, or None: a verb (or auxiliary) with a
     subject of its own that heads the sentence, not a clause that hangs from one not shown ("After
@@ -340,9 +345,12 @@ def _clause_problem(text: str, title: str = "") -> str | None:
     if doc[0].tag_ in ("VBD", "VBZ", "VBP") and not any(c.dep_.startswith("nsubj") and c.i < root.i
                                                          for c in root.children):
         return f"starts with the verb {doc[0].text!r}: its subject is missing"
+    # Under a root that is no verb, a verb in a relative or adverbial clause is no main clause ("131
+    # children who died in the massacre, which claimed ..."): the line names something and stops.
+    nested = () if root.pos_ in ("VERB", "AUX") else _NESTED
     for tok in doc:
-        if tok.pos_ in ("VERB", "AUX") and any(c.dep_ in ("nsubj", "nsubjpass", "expl", "csubj")
-                                               for c in tok.children):
+        if tok.pos_ in ("VERB", "AUX") and tok.dep_ not in nested \
+                and any(c.dep_ in ("nsubj", "nsubjpass", "expl", "csubj") for c in tok.children):
             return None
     # The small parser misreads some names before a verb ("Listedtown 89fd11 2 elected ..."): a
     # noun or name that the root verb governs from its left stands for the subject.
