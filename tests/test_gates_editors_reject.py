@@ -337,6 +337,8 @@ def test_similar_town_articles_get_no_other_towns_news():
 @pytest.mark.parametrize("line, why", [
     ("Later they would have to pick which members of the club were fit to play at Coppice Lane.", "whose?"),
     ("In her first season in charge, the club won the Northern Counties League with two games to spare.", "whose?"),
+    ("On Christmas Day 2025, they opened the new stand at Coppice Lane to 4,100 people.", "whose?"),  # a date names no one
+    ("On Sunday 10 May 2026, he scored twice in the Northern Counties Cup final at Lowmere.", "whose?"),
     ("Over the past few seasons, the club has doubled the capacity of the ground at Coppice Lane.", "page's date"),
     ("Ashgrove Athletic, now 118 years old, unveiled a new badge for the Northern Counties League season.", "page's date"),
     ("The new stand at Coppice Lane was designed by a team led by architect Drs.", "abbreviation"),
@@ -365,6 +367,7 @@ def test_a_caption_or_dateline_run_into_the_line_is_held_as_furniture(line, why)
     CLEAN,
     "Manager Ada Holt said she would stay at Ashgrove Athletic for the 2026-27 season.",  # named before "she"
     "The supporters' trust said their fundraising had paid for the new roof in 2025.",  # a subject says whose
+    "In his first season in charge, Dale Hart won the Northern Counties League with Ashgrove Athletic.",  # ahead
     "Ashgrove Athletic, founded in 1908, now play at Coppice Lane after leaving Mill Road in 2019.",  # a year
     "The club signed a sponsorship deal with Lowmere Brewing Co. and Harlow Ltd.",  # a sentence may end so
     "Ashgrove Athletic beat Lowmere in the final of the Northern Counties Cup at The Mall Ground in May 2026.",

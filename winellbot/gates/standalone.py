@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 import re
 
-from winellbot.gates.textnorm import MONTHS, YEAR
+from winellbot.gates.textnorm import MONTHS, WEEKDAYS, YEAR
 from winellbot.meaning import english
 
 _PERSONAL = frozenset("he she him his her hers they them their theirs".split())
@@ -33,6 +33,8 @@ however also still yet even only just not no what which who whom where how why l
 though but and so or nor according some all one many most several both each every this that these
 those it there here such other another few more much meanwhile moreover furthermore besides
 """.split())
+# Capitalised words of a date, which name no one ("On Christmas Day 1978, they ...").
+_DATE_WORDS = frozenset(MONTHS) | frozenset(WEEKDAYS) | frozenset("christmas easter day eve".split())
 _VAGUE_TIME = re.compile(
     r"\b(?:this\s+past|(?:the\s+)?(?:past|last)\s+(?:few|several|couple)|in\s+recent\s+(?:days|weeks|months|years)|"
     r"once\s+again|at\s+(?:the|that)\s+time|so\s+far|to\s+date|these\s+days|of\s+late|lately|"
@@ -73,13 +75,15 @@ def problems(line: str) -> dict[str, str]:
 
 
 def dangling_pronoun(ws: list[str], *, parse: bool = True) -> str | None:
-    """The first personal pronoun of the line when no one is named before it: no capitalised name
-    and, with ``parse``, no noun that is a subject before it in spaCy's parse ("The team traded
-    their pick" says whose; "Later they would decide" does not)."""
+    """The first personal pronoun of the line when no one is named before it: no capitalised name (the
+    words of a date name no one) and, with ``parse``, no noun that is a subject before it in spaCy's
+    parse ("The team traded their pick" says whose; "Later they would decide" does not), nor a name
+    that is the main verb's subject after it ("In his first season, Hart won ...")."""
     for i, w in enumerate(ws):
         if _bare(w) in _PERSONAL:
-            named = any(b[:1].isupper() and (k > 0 or _bare(b) not in _OPENERS) for k, b in enumerate(ws[:i]))
-            if named or (parse and _subject_before(" ".join(ws), i)):
+            named = any(b[:1].isupper() and (k > 0 or _bare(b) not in _OPENERS) and _bare(b) not in _DATE_WORDS
+                        for k, b in enumerate(ws[:i]))
+            if named or (parse and _subject_before(" ".join(ws), i)) or (parse and _named_subject(" ".join(ws))):
                 return None
             return f"{w.strip('.,;:')!r} before anyone is named in the line: whose?"
     return None
@@ -92,6 +96,14 @@ def _subject_before(line: str, index: int) -> bool:
     start = len(" ".join(line.split()[:index]))  # the pronoun's character offset (less a space)
     return any(t.idx < start and t.pos_ in ("NOUN", "PROPN") and t.dep_ in ("nsubj", "nsubjpass")
                for t in doc)
+
+
+@functools.lru_cache(maxsize=4096)
+def _named_subject(line: str) -> bool:
+    """Whether the main verb's subject is a name, which an opening phrase's pronoun may point ahead to
+    ("Hours before a vote to impeach him, Castillo dissolved Congress")."""
+    doc = english()(line, disable=["ner"])
+    return any(c.pos_ == "PROPN" and c.dep_ in ("nsubj", "nsubjpass") for t in doc if t.dep_ == "ROOT" for c in t.children)
 
 
 def vague_time(line: str) -> str | None:
