@@ -37,9 +37,9 @@ _CONNECTIVES = frozenset("and but so also however meanwhile moreover furthermore
                          "additionally besides nevertheless therefore thus".split())
 # Openings of more than one word that continue a sentence before the line ("For example, ...", "During
 # this initial stage, ...", "One of such schools ...", "In all, ...", "Some examples are ..."), before a
-# small word, a figure or a comma (not a title: "This Is England"). A connective with its own complement ("In addition to the stadium, ...") and
-# "the former" ("The former mayor ...") stand alone. ("Later" and "Then" are times: a year in the line
-# settles them, as it settles "In this year's ...".)
+# small word, a figure or a comma (not a title: "This Is England"). A connective with its own
+# complement ("In addition to the stadium, ...") and "the former" ("The former mayor ...") stand alone.
+# ("Later" and "Then" are times: a year in the line settles them, as it settles "In this year's ...".)
 _CONTINUING = re.compile(
     r"^[\"'\u201c\u2018]?(?:for\s+(?:example|instance)|(?:in\s+addition|as\s+a\s+result|in\s+contrast|"
     r"by\s+contrast)(?!\s+(?:to|of)\b)|in\s+turn|likewise|similarly|hence|consequently|nonetheless|"

@@ -83,27 +83,32 @@ def dangling_pronoun(ws: list[str], *, parse: bool = True) -> str | None:
         if _bare(w) in _PERSONAL:
             named = any(b[:1].isupper() and (k > 0 or _bare(b) not in _OPENERS) and _bare(b) not in _DATE_WORDS
                         for k, b in enumerate(ws[:i]))
-            if named or (parse and _subject_before(" ".join(ws), i)) or (parse and _named_subject(" ".join(ws))):
+            line = " ".join(ws)
+            if named or (parse and (_subject_before(line, i) or _named_subject(line))):
                 return None
             return f"{w.strip('.,;:')!r} before anyone is named in the line: whose?"
     return None
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=1024)
+def _parsed(line: str):
+    """spaCy's parse of a line (both pronoun checks read it)."""
+    return english()(line, disable=["ner"])
+
+
 def _subject_before(line: str, index: int) -> bool:
     """Whether a noun or name that is a subject comes before the ``index``-th word (by spaces)."""
-    doc = english()(line, disable=["ner"])
+    doc = _parsed(line)
     start = len(" ".join(line.split()[:index]))  # the pronoun's character offset (less a space)
     return any(t.idx < start and t.pos_ in ("NOUN", "PROPN") and t.dep_ in ("nsubj", "nsubjpass")
                for t in doc)
 
 
-@functools.lru_cache(maxsize=4096)
 def _named_subject(line: str) -> bool:
     """Whether the main verb's subject is a name, which an opening phrase's pronoun may point ahead to
     ("Hours before a vote to impeach him, Castillo dissolved Congress")."""
-    doc = english()(line, disable=["ner"])
-    return any(c.pos_ == "PROPN" and c.dep_ in ("nsubj", "nsubjpass") for t in doc if t.dep_ == "ROOT" for c in t.children)
+    return any(c.pos_ == "PROPN" and c.dep_ in ("nsubj", "nsubjpass")
+               for t in _parsed(line) if t.dep_ == "ROOT" for c in t.children)
 
 
 def vague_time(line: str) -> str | None:
