@@ -37,6 +37,10 @@ def problems(text: str) -> dict:
     ("Fellside Rovers won the County Cup octoberthe final was held at Quarry Lane.", "unclear", "run together"),
     ("Fellside Rovers won the County Cup after extra time in the final at the flooded groundhowever.", "unclear",
      "run together"),
+    ("On 10 May 2026, follows Dale Hart well into his tenure as the manager of the club at Quarry Lane.", "unclear",
+     "comes before its subject"),
+    ("Record crowd of 5,800 at Quarry Lane in May 2026, was the largest since the ground opened.", "unclear",
+     "lone comma"),
     ("Fellside Rovers won the cup, share this article on Facebook and Twitter today.", "furniture", "page text"),
     ("Home News Fixtures Results Tables Players Tickets Shop Club History Contact.", "furniture", "capitalised"),
     ("We were delighted when Fellside Rovers won the County Cup in 2026.", "subjective", "first person"),
@@ -63,6 +67,9 @@ def test_what_an_editor_rejects_is_named_with_the_rubrics_error(text, error, why
     "The kit supplier of Fellside Rovers was changed from Michelin to Umbro in 2026.",  # a name ending in "in"
     "The 131 supporters who travelled to Lowbridge in May 2026 were given free tickets by the club.",
     "In all the years since 1921, Fellside Rovers have played every home game at Quarry Lane.",
+    "Fellside Rovers, founded in 1899, won the County Cup again in May 2026.",  # the commas are a pair
+    "Absent from the final was Dale Hart, who had been injured in the semi-final in April 2026.",  # "was"
+    "Fellside Rovers won the County Cup in 2026, said Maria Olsen, the club's manager.",  # a verb of saying
 ])
 def test_a_sentence_that_stands_alone_has_no_problem(text):
     assert problems(text) == {}

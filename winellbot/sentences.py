@@ -328,6 +328,32 @@ def _voice(text: str, ws: list[str], problems: dict[str, str]) -> None:
 _NESTED = ("relcl", "acl", "advcl", "amod", "pcomp", "xcomp", "csubj")
 
 
+# Verbs of saying, whose subject may follow them ("..., said Smith").
+_SAYING = frozenset("say tell add state explain note write announce report claim ask reply continue insist "
+                    "conclude argue".split())
+
+
+def _subject_out_of_place(doc, root) -> str | None:
+    """A subject where a whole sentence would not put it: after a verb of action with nothing before
+    the verb to be its subject ("On November 19, follows Scott Calvin ..."), or cut from its verb by a
+    lone comma ("Record of 21404 at the 2019 Chicago Marathon, was ..."): what is left of a sentence
+    whose opening the line lost."""
+    subjects = [c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")]
+    if not subjects:
+        return None
+    before = [c for c in root.children if c.i < root.i]
+    if root.pos_ == "VERB" and root.tag_ in ("VBD", "VBZ", "VBP") and root.lemma_ not in _SAYING \
+            and all(c.i > root.i for c in subjects) \
+            and not any(c.dep_ in ("aux", "auxpass", "dobj", "attr", "ccomp") for c in before):
+        return f"the verb {root.text!r} comes before its subject: the sentence's opening is missing"
+    first = min(t.i for t in subjects[0].subtree)
+    verb = min([root.i] + [c.i for c in before if c.dep_ in ("aux", "auxpass", "neg")])
+    if first == 0 and verb > 1 and doc[verb - 1].text == "," \
+            and sum(t.text == "," for t in doc[first:verb]) == 1:
+        return "a lone comma between the subject and its verb: the sentence's opening is missing"
+    return None
+
+
 def _clause_problem(text: str, title: str = "") -> str | None:
     """What spaCy's parse says is missing for a main clause, or None: a verb (or auxiliary) with a
     subject of its own that heads the sentence, not a clause that hangs from one not shown ("After
@@ -345,6 +371,9 @@ def _clause_problem(text: str, title: str = "") -> str | None:
     if doc[0].tag_ in ("VBD", "VBZ", "VBP") and not any(c.dep_.startswith("nsubj") and c.i < root.i
                                                          for c in root.children):
         return f"starts with the verb {doc[0].text!r}: its subject is missing"
+    why = _subject_out_of_place(doc, root)
+    if why:
+        return why
     # Under a root that is no verb, a verb in a relative or adverbial clause is no main clause ("131
     # children who died in the massacre, which claimed ..."): the line names something and stops.
     nested = () if root.pos_ in ("VERB", "AUX") else _NESTED

@@ -9,7 +9,9 @@ it would earn (``unclear`` or ``furniture``), the reason it cannot stand as a li
 * a sentence cut at an abbreviation that needs a word after it ("... Drs.", "... Art.", "def.");
 * two texts run together: a caption, headline or a sentence with no full stop before a capitalised
   joining word ("... Grand Prix After the start, ...", "... shipping industry In November, ...");
-* a dateline glued to the sentence ("Harare, 16 May 2023:The ...", "01/17/2020The ...").
+* a dateline glued to the sentence ("Harare, 16 May 2023:The ...", "01/17/2020The ...");
+* two blocks of a page glued inside the line: a figure, a closing bracket or a full stop followed at
+  once by a capitalised word ("12/23/2019Japanese author ...", "(35mm)Ten year-old ...", "... it.The").
 
 These are the lines the blind verdicts never accepted as they stand (docs/results.md, "What is
 posted: blind editor verdicts"). :mod:`winellbot.gates.editorial` holds a suggestion for them,
@@ -68,7 +70,7 @@ def problems(line: str) -> dict[str, str]:
     why = dangling_pronoun(ws) or vague_time(line) or cut_at_abbreviation(ws)
     if why:
         found["unclear"] = why
-    why = dateline(line) or run_together(ws)
+    why = dateline(line) or run_together(ws) or glued_blocks(ws)
     if why:
         found["furniture"] = why
     return found
@@ -134,6 +136,21 @@ def run_together(ws: list[str]) -> str | None:
         if word[:1].isupper() and word[1:].strip(",;:").islower() and _bare(word) in _JOINS and not _TRAILING_MARK.search(before) \
                 and (after[:1].islower() or after[:1].isdigit() or _bare(after) in MONTHS):
             return f"two texts run together at {' '.join(ws[i - 1: i + 2])!r}"
+    return None
+
+
+# Inside a word: a figure or a closing bracket, or a full stop after two letters, then a capitalised
+# word ("2019Japanese", "(S permit)This", "unfolds.The"); not a capital alone ("3M", "U.S.").
+_GLUED_BLOCK = re.compile(r"(?:(?<=[0-9)\]])|(?<=[a-z]{2}[.!?]))[A-Z][a-z]")
+
+
+def glued_blocks(ws: list[str]) -> str | None:
+    """A word in which two blocks of a page meet with no space: a date, a caption's credit or a
+    sentence's end glued to the next text's capitalised first word."""
+    for w in ws:
+        m = _GLUED_BLOCK.search(w)
+        if m and m.start() > 0:
+            return f"two blocks of the page glued together at {w!r}"
     return None
 
 
