@@ -2,7 +2,8 @@
 
 puffery with nothing to keep; text that addresses an AI or the reader with instructions (its
 source recorded as hostile); a long verbatim run offered as article prose; a passage about
-another subject.
+another subject; a line that leans on what the reviewer was not shown; a line dated the day of the
+article's own event.
 """
 from __future__ import annotations
 
@@ -13,11 +14,12 @@ import pytest
 from winellbot.article import parse_article
 from winellbot.bundled import sample_dir
 from winellbot.gates.copying import CopyingGate, copied_prose
-from winellbot.gates.editorial import ClarityGate, FurnitureGate
+from winellbot.gates.editorial import ClarityGate, FurnitureGate, NoveltyGate
 from winellbot.gates.hostile import HostileGate, instruction_in
 from winellbot.gates.standalone import problems
 from winellbot.gates.style import StyleGate
 from winellbot.gates.subject import SubjectGate, subject_names
+from winellbot.gates.textnorm import days_of_month
 from winellbot.models import Citation, Document, Edit, Suggestion, Update
 from winellbot.sentences import continues_a_sentence
 from winellbot.state.db import State
@@ -403,3 +405,34 @@ def test_this_year_leans_on_the_page_date_unless_the_line_gives_the_year():
     assert continues_a_sentence("In addition, the club bought a training ground at Mill Road in 2019.")
     assert continues_a_sentence("At that time the club had 4,100 members, the most since 1968.")
     assert continues_a_sentence("In addition to its stadium, the club owns a training ground at Mill Road.") is None
+
+
+# -- a line dated the day of the article's own event retells it ----------------------------------------
+
+FINAL = parse_article("2026 Northern Counties Cup final", "The '''2026 Northern Counties Cup final''' was played at "
+                      "Lowmere on 9 May 2026, Ashgrove Athletic beating Lowmere 2-1.\n\n== Match ==\nDale Hart "
+                      "scored twice.\n\n== Aftermath ==\nThe cup was shown at Coppice Lane.\n")
+
+
+@pytest.mark.parametrize("line", [
+    "On May 9th, Ashgrove Athletic won their first Northern Counties Cup in front of 4,100 supporters.",
+    "The 9 May final drew 4,100 supporters to Lowmere, a record for the Northern Counties Cup.",
+])
+def test_a_line_dated_the_day_the_lead_gives_is_held_as_not_new(line):
+    found = blocks(NoveltyGate(), suggestion(line, article=FINAL), article=FINAL)
+    assert found and "retelling" in found[0]
+
+
+def test_a_line_dated_another_day_or_naming_no_day_passes_the_novelty_gate():
+    for line in ("On 16 May 2026, Ashgrove Athletic paraded the Northern Counties Cup through the town centre.",
+                 "Ashgrove Athletic sold 4,100 replica shirts in May 2026 after the Northern Counties Cup final."):
+        assert blocks(NoveltyGate(), suggestion(line, article=FINAL), article=FINAL) == []
+
+
+@pytest.mark.parametrize("text, days", [
+    ("Feb. 12, 12 February and February 12th", {("february", 12)}),
+    ("on the 15th of July and Sept 3", {("july", 15), ("september", 3)}),
+    ("in May 2026 the club may 10 times have won", set()),  # a month with a year, and the verb
+])
+def test_days_of_a_month_are_read_either_way_round(text, days):
+    assert days_of_month(text) == days

@@ -19,7 +19,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from winellbot.gates.textnorm import MONTHS, WEEKDAYS, YEAR, claim_words, content_tokens, quoted_spans
+from winellbot.gates.textnorm import MONTHS, WEEKDAYS, YEAR, claim_words, content_tokens, days_of_month, quoted_spans
 from winellbot.meaning import english
 from winellbot.models import Article
 from winellbot.pipeline.restore import english_words
@@ -105,7 +105,8 @@ class Reading:
     ``stated`` the largest share of the sentence's content words (the title's left out) found in
     one article sentence, ``known`` the share found anywhere in the article, ``title`` the share of the title's words it
     names, ``back`` its pronouns that point back (he, its, their), ``names_known`` the share of its
-    capitalised words the article also has.
+    capitalised words the article also has, ``lead_day`` whether it names a day of a month that the
+    article's lead names (the day of the article's own event, as a retelling dates it).
     """
 
     text: str
@@ -122,6 +123,7 @@ class Reading:
     verb: bool = False
     back: int = 0
     names_known: float = 1.0
+    lead_day: bool = False
 
     @property
     def clean(self) -> bool:
@@ -141,17 +143,20 @@ class ArticleTerms:
     sentences: tuple[frozenset[str], ...]
     title: frozenset[str]
     title_text: str
+    lead_days: frozenset[tuple[str, int]] = frozenset()  # the days of a month the lead names
 
 
 @functools.lru_cache(maxsize=64)
-def _article_terms(title: str, plain: str) -> ArticleTerms:
+def _article_terms(title: str, plain: str, lead: str) -> ArticleTerms:
     sentences = tuple(frozenset(_terms(s)) for s in split_sentences(plain.replace("\n\n", " \n ")))
     vocabulary = frozenset().union(*sentences) | frozenset(_terms(title))
-    return ArticleTerms(vocabulary, tuple(s for s in sentences if s), frozenset(_terms(title)), title)
+    return ArticleTerms(vocabulary, tuple(s for s in sentences if s), frozenset(_terms(title)), title,
+                        days_of_month(lead))
 
 
 def article_terms(article: Article) -> ArticleTerms:
-    return _article_terms(article.title, article.plain_text)
+    lead = article.sections[0].text if article.sections and not article.sections[0].path else ""
+    return _article_terms(article.title, article.plain_text, lead)
 
 
 def _terms(text: str) -> list[str]:
@@ -206,6 +211,7 @@ def _read(text: str, art: ArticleTerms, parse: bool) -> Reading:
         dated=bool(_DATED.search(text)), quoted=round(quoted, 3), verb=verb,
         back=sum(w.strip(".,;:!?\"'()").lower() in _BACK for w in ws),
         names_known=round(len(names - new) / len(names), 3) if names else 1.0,
+        lead_day=bool(art.lead_days and days_of_month(text) & art.lead_days),
     )
 
 

@@ -12,7 +12,8 @@ workspace; docs/posting.md, *One fact, or nothing*):
   to the sentence, a caption or headline run into it);
 * ``tone``: someone's own voice (the first or second person, mostly a quotation);
 * ``primary``: text a source quotes or performs (scripture, play-by-play, a broadcast's promotion);
-* ``novelty``: nothing the article lacks, or one article sentence already says most of it.
+* ``novelty``: nothing the article lacks, one article sentence already says most of it, or it is dated
+  the day of a month that the lead gives (the article's own event, retold).
 """
 from __future__ import annotations
 
@@ -50,8 +51,10 @@ class PrimaryGate(_ReadingGate):
 
 
 class NoveltyGate(Gate):
-    """Holds a fact that brings no name, figure or word the article lacks, or that one article
-    sentence already states for the most part (:data:`STATED` of its words)."""
+    """Holds a fact that brings no name, figure or word the article lacks, that one article sentence
+    already states for the most part (:data:`STATED` of its words), or that names a day of a month
+    the article's lead names: a page that dates a line by the day of the article's own event is
+    retelling that event."""
 
     name = "novelty"
 
@@ -61,4 +64,6 @@ class NoveltyGate(Gate):
             return [self.finding("hold", "says nothing the article lacks: every name, figure and word is in it")]
         if reading.stated >= STATED:
             return [self.finding("hold", f"an article sentence already holds {reading.stated:.0%} of its words")]
+        if reading.lead_day:
+            return [self.finding("hold", "dated the day the article's lead gives: a retelling of the article's own event")]
         return []

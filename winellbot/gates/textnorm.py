@@ -52,6 +52,21 @@ YEAR = re.compile(r"\b(?:1[5-9]\d\d|20\d\d)s?\b")
 MONTH_ALIASES: dict[str, str] = {m: m for m in MONTHS}
 MONTH_ALIASES.update({m[:3]: m for m in MONTHS if m != "may"})
 MONTH_ALIASES["sept"] = "september"
+_MONTH_WORD = r"(?P<month%d>" + "|".join(sorted(MONTH_ALIASES, key=len, reverse=True)) + r")\.?"
+_DAY = r"(?P<day%d>[0-3]?\d)(?:st|nd|rd|th)?"
+# A day of a month, written either way round ("12 February", "February 12th", "Feb. 12", "12th of Feb").
+_DAY_OF_MONTH = re.compile(r"\b(?:" + _DAY % 1 + r"\s+(?:of\s+)?" + _MONTH_WORD % 1 + r"|" + _MONTH_WORD % 2
+                           + r"\s+" + _DAY % 2 + r")\b", re.IGNORECASE)
+
+
+def days_of_month(text: str) -> frozenset[tuple[str, int]]:
+    """The days a text names as (month, day): "Feb. 12", "12 February" and "February 12th" are one."""
+    found = set()
+    for m in _DAY_OF_MONTH.finditer(text):
+        month, day = (m.group("month1"), m.group("day1")) if m.group("month1") else (m.group("month2"), m.group("day2"))
+        if 1 <= int(day) <= 31 and month != "may":  # the verb ("at 10 may be") is no month
+            found.add((MONTH_ALIASES[month.lower()], int(day)))
+    return frozenset(found)
 
 _UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
           "sixteen seventeen eighteen nineteen twenty").split()

@@ -8,7 +8,8 @@ passage it reads every sentence (:func:`winellbot.sentences.read`) and keeps the
 most news among those that stand alone (a verb with a subject, no pronoun or "the stand" pointing
 back, no page text, nobody's own voice, none of the line-alone problems of
 :mod:`winellbot.gates.standalone`: a pronoun before anyone is named, a time only the page's date
-fixes, a dateline or caption run into it). The update's text becomes that sentence, its quote the
+fixes, a dateline or caption run into it; nor one dated the day of a month that the article's lead
+gives, which retells the article's own event). The update's text becomes that sentence, its quote the
 source's words for it, and its reason says what it brings. A passage with no such sentence keeps
 its best sentence anyway, so that the editorial gates (:mod:`winellbot.gates.editorial`) hold it
 with the reason, counted in the reports, instead of it vanishing unexplained.
@@ -65,7 +66,7 @@ class FactPicker:
                         reason=f"{_brings(readings[i])}; {update.reason}") for i in chosen]
 
     def _stands(self, article: Article, r: Reading) -> bool:
-        if not r.clean or r.news <= 0 or r.stated >= STATED or alone_problems(r.text):
+        if not r.clean or r.news <= 0 or r.stated >= STATED or r.lead_day or alone_problems(r.text):
             return False
         if not read(r.text, article).clean:  # the parser only for sentences that passed the cheap checks
             return False
