@@ -363,6 +363,7 @@ def test_a_line_that_leans_on_what_the_reviewer_was_not_shown_is_held_as_unclear
      "glued together at '04/25/2026The'"),
     ("Coppice Lane (photo: Ada Holt)The new stand at Coppice Lane holds 4,100 people since May 2026.",
      "glued together at 'Holt)The'"),
+    ("Ada Holt holds the Northern Counties Cup at Coppice Lane in Ashgrove, Saturday, May 9, 2026.", "caption"),
 ])
 def test_a_caption_or_dateline_run_into_the_line_is_held_as_furniture(line, why):
     found = blocks(FurnitureGate(), suggestion(line))
@@ -381,6 +382,7 @@ def test_a_caption_or_dateline_run_into_the_line_is_held_as_furniture(line, why)
     "This Is England, a film shot at Coppice Lane in 2006, was shown at the ground in 2026.",  # a title
     "Thessaloniki hosted the Northern Counties Cup final in May 2026.",  # "The...", "This..." inside a word
     "Ashgrove Athletic signed a kit deal with 3M and the U.S. branch of Lowmere Brewing in 2026.",  # capitals alone
+    "Ashgrove Athletic won the Northern Counties Cup at Lowmere on Saturday, May 9, 2026.",  # "on": a sentence
 ])
 def test_a_line_that_stands_alone_passes_the_line_alone_rules(line):
     assert problems(line) == {}

@@ -41,6 +41,10 @@ def problems(text: str) -> dict:
      "comes before its subject"),
     ("Record crowd of 5,800 at Quarry Lane in May 2026, was the largest since the ground opened.", "unclear",
      "lone comma"),
+    ("Supporters of Fellside Rovers are gathering at Quarry Lane for the County Cup final in May 2026.",
+     "unclear", "as it happens"),
+    ("Dale Hart to leave Fellside Rovers for Lowbridge Town at the end of the 2026 season.",
+     "unclear", "headline"),
     ("Fellside Rovers won the cup, share this article on Facebook and Twitter today.", "furniture", "page text"),
     ("Home News Fixtures Results Tables Players Tickets Shop Club History Contact.", "furniture", "capitalised"),
     ("We were delighted when Fellside Rovers won the County Cup in 2026.", "subjective", "first person"),
@@ -70,6 +74,7 @@ def test_what_an_editor_rejects_is_named_with_the_rubrics_error(text, error, why
     "Fellside Rovers, founded in 1899, won the County Cup again in May 2026.",  # the commas are a pair
     "Absent from the final was Dale Hart, who had been injured in the semi-final in April 2026.",  # "was"
     "Fellside Rovers won the County Cup in 2026, said Maria Olsen, the club's manager.",  # a verb of saying
+    "The stand at Quarry Lane is being rebuilt after the fire of March 2026.",  # a passive, not as it happens
 ])
 def test_a_sentence_that_stands_alone_has_no_problem(text):
     assert problems(text) == {}

@@ -360,6 +360,27 @@ def _subject_out_of_place(doc, root) -> str | None:
     return None
 
 
+def _headline(root) -> str | None:
+    """A headline's grammar: the line opens on its subject and goes on with "to" and a verb, never a
+    verb of its own ("Government to fight hate and violence ...", "Darby Allin to retain the title")."""
+    kids = list(root.children)
+    subjects = [c for c in kids if c.dep_ in ("nsubj", "nsubjpass") and c.i < root.i]
+    if root.tag_ == "VB" and subjects and min(t.i for t in subjects[0].subtree) == 0 \
+            and any(c.dep_ == "aux" and c.lower_ == "to" for c in kids) \
+            and not any(c.dep_ == "aux" and c.tag_ == "MD" for c in kids):
+        return f"a headline: its subject has 'to {root.text}', no verb of its own"
+    return None
+
+
+def _as_it_happens(root) -> str | None:
+    """A main verb in the present progressive ("Candidates are arriving at the count", "Aldrich is facing
+    five counts"): reporting as it happens, true on the page's date and not said to be after it."""
+    if root.tag_ == "VBG" and any(c.dep_ == "aux" and c.lower_ in ("is", "are", "am", "'s", "'re")
+                                  for c in root.children):
+        return f"told as it happens ({root.text!r} in the present): true on the page's date, not after it"
+    return None
+
+
 def _clause_problem(text: str, title: str = "") -> str | None:
     """What spaCy's parse says is missing for a main clause, or None: a verb (or auxiliary) with a
     subject of its own that heads the sentence, not a clause that hangs from one not shown ("After
@@ -377,7 +398,7 @@ def _clause_problem(text: str, title: str = "") -> str | None:
     if doc[0].tag_ in ("VBD", "VBZ", "VBP") and not any(c.dep_.startswith("nsubj") and c.i < root.i
                                                          for c in root.children):
         return f"starts with the verb {doc[0].text!r}: its subject is missing"
-    why = _subject_out_of_place(doc, root)
+    why = _subject_out_of_place(doc, root) or _as_it_happens(root) or _headline(root)
     if why:
         return why
     # Under a root that is no verb, a verb in a relative or adverbial clause is no main clause ("131

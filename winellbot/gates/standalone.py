@@ -10,6 +10,8 @@ it would earn (``unclear`` or ``furniture``), the reason it cannot stand as a li
 * two texts run together: a caption, headline or a sentence with no full stop before a capitalised
   joining word ("... Grand Prix After the start, ...", "... shipping industry In November, ...");
 * a dateline glued to the sentence ("Harare, 16 May 2023:The ...", "01/17/2020The ...");
+* a photo's caption, which ends on the weekday and date it was taken ("... at the White House in
+  Washington Friday, Sept. 30, 2022.");
 * two blocks of a page glued inside the line: a figure, a closing bracket or a full stop followed at
   once by a capitalised word ("12/23/2019Japanese author ...", "(35mm)Ten year-old ...", "... it.The").
 
@@ -23,7 +25,7 @@ from __future__ import annotations
 import functools
 import re
 
-from winellbot.gates.textnorm import MONTHS, WEEKDAYS, YEAR
+from winellbot.gates.textnorm import MONTH_ALIASES, MONTHS, WEEKDAYS, YEAR
 from winellbot.meaning import english
 
 _PERSONAL = frozenset("he she him his her hers they them their theirs".split())
@@ -70,7 +72,7 @@ def problems(line: str) -> dict[str, str]:
     why = dangling_pronoun(ws) or vague_time(line) or cut_at_abbreviation(ws)
     if why:
         found["unclear"] = why
-    why = dateline(line) or run_together(ws) or glued_blocks(ws)
+    why = dateline(line) or run_together(ws) or glued_blocks(ws) or photo_caption(line)
     if why:
         found["furniture"] = why
     return found
@@ -152,6 +154,18 @@ def glued_blocks(ws: list[str]) -> str | None:
         if m and m.start() > 0:
             return f"two blocks of the page glued together at {w!r}"
     return None
+
+
+# The weekday not after "on" ("... played on Friday, September 30, 2022." is a sentence).
+_CAPTION_END = re.compile(r"(?<!\bon )(?<!\bOn )\b(?:" + "|".join(w.capitalize() for w in sorted(WEEKDAYS))
+                          + r"),?\s+(?i:" + "|".join(sorted(MONTH_ALIASES, key=len, reverse=True))
+                          + r")\.?\s+\d{1,2},\s+\d{4}\.?$")
+
+
+def photo_caption(line: str) -> str | None:
+    """A news photo's caption: it ends on the weekday and the date of the picture."""
+    m = _CAPTION_END.search(line.strip())
+    return f"a photo's caption, ending on the day it was taken ({m.group(0).rstrip('.')!r})" if m else None
 
 
 def dateline(line: str) -> str | None:
