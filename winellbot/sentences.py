@@ -19,7 +19,15 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from winellbot.gates.textnorm import MONTHS, WEEKDAYS, YEAR, claim_words, content_tokens, days_of_month, quoted_spans
+from winellbot.gates.textnorm import (
+    MONTHS,
+    WEEKDAYS,
+    YEAR,
+    claim_words,
+    content_tokens,
+    days_of_month,
+    quoted_spans,
+)
 from winellbot.meaning import english
 from winellbot.models import Article
 from winellbot.pipeline.restore import english_words
@@ -384,7 +392,8 @@ def _as_it_happens(root) -> str | None:
 def _clause_problem(text: str, title: str = "") -> str | None:
     """What spaCy's parse says is missing for a main clause, or None: a verb (or auxiliary) with a
     subject of its own that heads the sentence, not a clause that hangs from one not shown ("After
-    a clash eliminated the early leaders."). The article's title is read as a plain name: the small
+    a clash eliminated the early leaders."), with its subject where a whole sentence puts it, neither
+    a headline's "X to do Y" nor news told as it happens ("are arriving"). The article's title is read as a plain name: the small
     parser stumbles on codes and figures in one ("Listedtown aafe34 2 elected ...")."""
     if title:
         text = re.sub(re.escape(title), "Smith", text, flags=re.IGNORECASE)

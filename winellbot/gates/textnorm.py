@@ -63,7 +63,8 @@ def days_of_month(text: str) -> frozenset[tuple[str, int]]:
     """The days a text names as (month, day): "Feb. 12", "12 February" and "February 12th" are one."""
     found = set()
     for m in _DAY_OF_MONTH.finditer(text):
-        month, day = (m.group("month1"), m.group("day1")) if m.group("month1") else (m.group("month2"), m.group("day2"))
+        k = 1 if m.group("month1") else 2
+        month, day = m.group(f"month{k}"), m.group(f"day{k}")
         if 1 <= int(day) <= 31 and month != "may":  # the verb ("at 10 may be") is no month
             found.add((MONTH_ALIASES[month.lower()], int(day)))
     return frozenset(found)
