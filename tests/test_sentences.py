@@ -45,6 +45,7 @@ def problems(text: str) -> dict:
      "unclear", "as it happens"),
     ("Dale Hart to leave Fellside Rovers for Lowbridge Town at the end of the 2026 season.",
      "unclear", "headline"),
+    ("Imagine a ground with the noise of 5,800 supporters of Fellside Rovers in May 2026.", "unclear", "bare verb"),
     ("Fellside Rovers won the cup, share this article on Facebook and Twitter today.", "furniture", "page text"),
     ("Home News Fixtures Results Tables Players Tickets Shop Club History Contact.", "furniture", "capitalised"),
     ("We were delighted when Fellside Rovers won the County Cup in 2026.", "subjective", "first person"),

@@ -407,6 +407,8 @@ def _clause_problem(text: str, title: str = "") -> str | None:
     if doc[0].tag_ in ("VBD", "VBZ", "VBP") and not any(c.dep_.startswith("nsubj") and c.i < root.i
                                                          for c in root.children):
         return f"starts with the verb {doc[0].text!r}: its subject is missing"
+    if root.i == 0 and root.tag_ == "VB" and not any(c.dep_ in ("nsubj", "nsubjpass", "aux") for c in root.children):
+        return f"opens on the bare verb {doc[0].text!r}: an instruction to the reader, or its subject is missing"
     why = _subject_out_of_place(doc, root) or _as_it_happens(root) or _headline(root)
     if why:
         return why
