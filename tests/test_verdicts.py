@@ -65,6 +65,16 @@ def test_figures_give_shares_errors_and_accepted_lines_per_task():
     assert f["errors"] == {"unclear": 0.5, "furniture": 0.25} and f["accepted_per_task"] == 0.25
 
 
+def test_over_every_verdict_a_line_read_twice_counts_once():
+    a, b = line("The bridge carried 5,000 cars."), line("Another line.")
+    ha, hb = V.text_hash(a["fact"]), V.text_hash(b["fact"])
+    vs = [V.Verdict("wgb-1", ha, "accept", True), V.Verdict("wgb-1", ha, "revise", True),
+          V.Verdict("wgb-1", hb, "reject", False), V.Verdict("wgb-2", ha, "accept", True)]  # another task's
+    f = V.over_every_verdict([a, b, a], vs)
+    assert f == {"lines": 2, "verdicts": 3, "accept": 0.25, "revise": 0.25, "reject": 0.5}
+    assert V.over_every_verdict([line("Never judged.")], vs)["accept"] is None
+
+
 def test_the_shipped_store_holds_no_page_text():
     rows = [json.loads(x) for x in V.store_path().read_text("utf-8").splitlines() if x.strip()]
     assert rows and all(set(r) == {"task", "hash", "verdict", "new_fact", "errors", "kind", "version", "judge"}

@@ -233,9 +233,10 @@ def all_figures(tasks, lines: list[dict], *, judge, skips: dict, gate_stats: Cou
 
 def posted_figures(lines: list[dict], gate_stats: Counter, tasks: int) -> dict:
     """What would be posted: lines per task, the mean acceptability estimate, the candidates held by
-    each gate, and the editor verdicts the store has on the posted lines (with the judge's verdicts
-    on the human editors' own sentences, its calibration)."""
-    from winellbot.bench.verdicts import by_line, figures, judged, load_store
+    each gate, and the editor verdicts the store has on the posted lines: the latest of each line, and
+    the mean over all of each line's (with the judge's verdicts on the human editors' own sentences,
+    its calibration)."""
+    from winellbot.bench.verdicts import by_line, figures, judged, load_store, over_every_verdict
 
     estimates = [x["estimate"] for x in lines if x.get("estimate") is not None]
     stored = load_store()
@@ -246,6 +247,7 @@ def posted_figures(lines: list[dict], gate_stats: Counter, tasks: int) -> dict:
         "held_by_gate": {g: n for g, n in gate_stats.most_common() if g != "checked"},
         "candidates": gate_stats.get("checked", 0),
         "verdicts": {**figures(found, tasks), "unjudged": missing,
+                     "over_every_verdict": over_every_verdict(lines, stored),
                      "judge_on_human_sentences": figures([v for v in stored if v.kind == "human"])},
     }
 
@@ -257,8 +259,8 @@ def verdict_line(posted: dict) -> str:
         f"accept {f['accept']:.0%}, revise {f['revise']:.0%}, reject {f['reject']:.0%}"  # noqa: E731
     return (f"posted: {posted['per_task']} per task, mean acceptability estimate {posted['mean_estimate']}; "
             f"editor verdicts on {v['judged']} of them ({v['unjudged']} unjudged): {share(v)}, "
-            f"{v.get('accepted_per_task', 0)} accepted per task; the judge on {h['judged']} human sentences: "
-            f"{share(h)}")
+            f"{v.get('accepted_per_task', 0)} accepted per task (over every verdict of each line: "
+            f"{share(v['over_every_verdict'])}); the judge on {h['judged']} human sentences: {share(h)}")
 
 
 def write_lines(path: str, lines: list[dict]) -> None:

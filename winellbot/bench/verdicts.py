@@ -272,6 +272,19 @@ def figures(verdicts: Iterable[Verdict], tasks: int | None = None) -> dict:
     return out
 
 
+def over_every_verdict(lines: Iterable[dict], verdicts: Iterable[Verdict]) -> dict:
+    """Each judged line's shares of accept, revise and reject over all its verdicts, averaged over
+    the lines: a line read twice counts once, so one re-reading moves this less than the latest
+    verdicts (``judged``) it moves."""
+    every: dict[tuple[str, str], list[str]] = {}
+    for v in verdicts:
+        every.setdefault((v.task, v.hash), []).append(v.verdict)
+    mine = [every[k] for k in {(x["task"], text_hash(x.get("fact") or x["text"])) for x in lines} if k in every]
+    n = len(mine)
+    return {"lines": n, "verdicts": sum(map(len, mine)),
+            **{k: round(sum(vs.count(k) / len(vs) for vs in mine) / n, 3) if n else None for k in VERDICTS}}
+
+
 def judged(lines: Iterable[dict], store: dict[tuple[str, str], Verdict]) -> tuple[list[Verdict], int]:
     """The verdicts on a suggestions file's lines, and how many of its lines have none."""
     found, missing = [], 0
