@@ -83,7 +83,8 @@ _FURNITURE = re.compile(
     r"image\s*(?:by|credit|:)|follow\s+us|related\s+(?:stories|articles|story)|also\s+read|"
     r"print\s+friendly|log\s*in|updated\s+(?:on\s+)?(?:\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|"
     r"get\s+the\s+latest|write\s+a\s+review|(?:user|critic)\s+reviews?|rate\s+this|watch\s+(?:the\s+)?trailer|"
-    r"skip\s+to|updated\s*:|published\s*:|copyright|(?:facebook|twitter|"
+    r"skip\s+to|updated\s*:|published\s*:|copyright|read\s+also|shop\s+now|trending\s+(?:now|hot)|"
+    r"\d+(?:\.\d+)?k?\s+views|barnes\s+(?:&\s+)?noble|(?:facebook|twitter|"
     r"whatsapp|linkedin|pinterest|flipboard|reddit|email)\s+(?:twitter|facebook|whatsapp|linkedin|email|"
     r"pinterest|reddit|share))\b", re.IGNORECASE)
 _TIMESTAMP = re.compile(r"\b\d{1,2}:?\d{2}\s*(?:am|pm)\b|\b\d{3,4}(?:am|pm)\b|\b(?:gmt|bst|edt|est|pst|utc)\b",
