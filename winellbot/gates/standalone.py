@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import re
 
-from winellbot.gates.textnorm import MONTH_ALIASES, MONTHS, WEEKDAYS, YEAR
+from winellbot.gates.textnorm import MONTH_NAMES, MONTHS, WEEKDAYS, YEAR
 from winellbot.meaning import english
 
 _PERSONAL = frozenset("he she him his her hers they them their theirs".split())
@@ -158,8 +158,7 @@ def glued_blocks(ws: list[str]) -> str | None:
 
 # The weekday not after "on" ("... played on Friday, September 30, 2022." is a sentence).
 _CAPTION_END = re.compile(r"(?<!\bon )(?<!\bOn )\b(?:" + "|".join(w.capitalize() for w in sorted(WEEKDAYS))
-                          + r"),?\s+(?i:" + "|".join(sorted(MONTH_ALIASES, key=len, reverse=True))
-                          + r")\.?\s+\d{1,2},\s+\d{4}\.?$")
+                          + r"),?\s+(?i:" + MONTH_NAMES + r")\.?\s+\d{1,2},\s+\d{4}\.?$")
 
 
 def photo_caption(line: str) -> str | None:

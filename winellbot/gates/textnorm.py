@@ -52,7 +52,9 @@ YEAR = re.compile(r"\b(?:1[5-9]\d\d|20\d\d)s?\b")
 MONTH_ALIASES: dict[str, str] = {m: m for m in MONTHS}
 MONTH_ALIASES.update({m[:3]: m for m in MONTHS if m != "may"})
 MONTH_ALIASES["sept"] = "september"
-_MONTH_WORD = r"(?P<month%d>" + "|".join(sorted(MONTH_ALIASES, key=len, reverse=True)) + r")\.?"
+# Any name of a month, long names first ("sept" before "sep"): for regular expressions.
+MONTH_NAMES = "|".join(sorted(MONTH_ALIASES, key=len, reverse=True))
+_MONTH_WORD = r"(?P<month%d>" + MONTH_NAMES + r")\.?"
 _DAY = r"(?P<day%d>[0-3]?\d)(?:st|nd|rd|th)?"
 # A day of a month, written either way round ("12 February", "February 12th", "Feb. 12", "12th of Feb").
 _DAY_OF_MONTH = re.compile(r"\b(?:" + _DAY % 1 + r"\s+(?:of\s+)?" + _MONTH_WORD % 1 + r"|" + _MONTH_WORD % 2
