@@ -6,7 +6,7 @@ from winellbot.errors import ConfigError
 from winellbot.meaning import Embedder
 from winellbot.models import Document, Update
 from winellbot.pipeline.offline.aggregator import OfflineAggregator
-from winellbot.pipeline.offline.meaning import Restatements
+from winellbot.pipeline.offline.meaning import Restatements, SecondChoice
 from winellbot.pipeline.placement import HAND_SET, TERMS, SectionPlacer, fitted_model, fitted_weights, placers
 
 pytestmark = pytest.mark.slow  # loads all-MiniLM-L6-v2 (and spaCy) once per session
@@ -199,3 +199,21 @@ def test_a_plural_number_word_matches_the_article_and_another_number_stays_new(e
     assert restatements.find(article, same) is not None  # "hundreds" is "several hundred"
     more = "The festival opens with the launch of thousands of paper lanterns from the harbour wall."
     assert restatements.find(article, more) is None
+
+
+def test_a_posted_line_moves_to_its_sources_second_choice_where_that_barely_trails(placement_embedder):
+    article = parse_simple_article("Silent Harbour", FILM)
+    line = "At a screening in Rome, one critic called the film a masterpiece."
+    settled = {}
+    for name, source in (("barely", f"Tickets went on sale in May. {line} More screenings follow in June."),
+                         ("clearly", f"Filming took place in Rome and Naples in 2020, the producers said. {line}")):
+        doc = Document("d1", "https://news.example.org/film", "Film", source)
+        u = Update(text=line, section_path=("Production",), quote=line, document=doc, score=1.0)
+        for unsure in (0.0, 0.2):
+            settled[name, unsure] = SecondChoice(placement_embedder, unsure=unsure).settle(article, u)
+    # In its source the line's place name ties it to Production, by a little (0.12 ahead of
+    # Reception) or, with a filming sentence of Production restated around it, by a lot.
+    assert settled["barely", 0.0].section_path == ("Production",)
+    assert settled["barely", 0.2].section_path == ("Reception",)
+    assert "second choice, Reception" in settled["barely", 0.2].reason
+    assert settled["clearly", 0.2].section_path == ("Production",)

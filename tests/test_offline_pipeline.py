@@ -1,7 +1,10 @@
 """The offline pipeline's stages on a small hand-made article and corpus."""
 import datetime as dt
+from dataclasses import replace
 
 from winellbot.article import parse_article
+from winellbot.gates.base import Gate, GateChain
+from winellbot.gates.editorial import NoveltyGate
 from winellbot.interface import Memory
 from winellbot.models import Citation, Document, Update
 from winellbot.pipeline.offline.aggregator import OfflineAggregator
@@ -11,6 +14,7 @@ from winellbot.pipeline.offline.editor import OfflineEditor
 from winellbot.pipeline.offline.extractor import OfflineExtractor
 from winellbot.pipeline.offline.navigator import OfflineNavigator
 from winellbot.pipeline.pagetext import has_capitals, is_cased, safe_text, unglue
+from winellbot.pipeline.pipeline import propose_checked
 from winellbot.pipeline.restore import recase
 from winellbot.search.corpus import LocalCorpus
 
@@ -180,3 +184,35 @@ def test_extractor_proposes_run_together_page_text_with_its_spaces_back():
     updates = OfflineExtractor().extract(ARTICLE, OfflineCriteria().induce(ARTICLE), glued)
     assert updates and "said. The council" in updates[0].text
     assert "said.The" not in " ".join(u.text for u in updates)
+
+
+class _ToDesign:
+    """A settler that moves every update to the Design section (the last look's contract only)."""
+
+    def settle(self, article, update):
+        return replace(update, section_path=("Design",))
+
+
+class _HoldDesign(Gate):
+    """A gate that holds whatever is suggested for the Design section."""
+
+    name = "design-hold"
+
+    def check(self, article, suggestion):
+        return [self.finding("hold", "not in Design")] if suggestion.section_path == ("Design",) else []
+
+
+def _settled_run(gates):
+    corpus = LocalCorpus()
+    corpus.add([NEWS])
+    pipeline = build_offline_pipeline(max_suggestions=5, max_iterations=40, max_empty=10, today=dt.date(2024, 5, 1))
+    pipeline.settlers = (_ToDesign(),)
+    return propose_checked(pipeline, gates, ARTICLE, corpus, limit=1).suggestions
+
+
+def test_the_posted_line_gets_the_settlers_last_look_and_the_gates_check_it_again():
+    settled = _settled_run(GateChain([NoveltyGate()]))
+    assert settled and settled[0].section_path == ("Design",) and not settled[0].blocked
+    assert "steel arch" in settled[0].edit.old_paragraph  # the edit is rebuilt on Design's paragraph
+    kept = _settled_run(GateChain([_HoldDesign()]))  # the gates stop the new one: the line stays as it was
+    assert kept and kept[0].section_path == ("History",) and not kept[0].blocked

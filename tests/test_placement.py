@@ -147,3 +147,14 @@ def test_context_is_read_around_the_copy_that_matches_the_whole_passage():
     assert context_of(passage, document, 3) == f"Menu Sport Weather. {story} The ferry will"
     # a passage that matches nowhere whole is still found at its opening's first copy
     assert context_of(headline + " harbour for good", document, 0).startswith("The council of Quillhaven")
+
+
+def test_the_margin_is_the_winners_lead_over_the_runner_up_and_among_limits_the_choice():
+    placer = SectionPlacer(parse_simple_article("Example Festival", WIKITEXT), weights=WORDS)
+    sentence = "Marco Brandt returned after the storm of the 2023 edition."
+    scores = {path: sum(WORDS[k] * terms[k] for k in terms) for path, terms in placer.evidence(sentence)}
+    placed = placer.place(sentence)
+    assert (placed.section_path, placed.runner_up) == (("Lineup", "2023"), ("Lineup", "2022"))
+    assert placed.margin == round(scores[("Lineup", "2023")] - scores[("Lineup", "2022")], 4) > 0
+    among = placer.place(sentence, among=(("Lineup", "2022"), ("History",)))
+    assert among.section_path == ("Lineup", "2022") and among.runner_up == ("History",)

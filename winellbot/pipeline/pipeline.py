@@ -40,6 +40,9 @@ class Pipeline:
     refiners: tuple = ()
     # The sentence embedders the stages use (each once), for the figures of what they computed.
     embedders: tuple = ()
+    # Last looks at an update whose suggestion the gates let through, before it is posted:
+    # ``settle(article, update) -> update`` (work worth doing for the few lines posted only).
+    settlers: tuple = ()
 
     def propose(self, article: Article, search: SearchBackend, fetcher: Fetcher | None = None, *,
                 since: str | None = None) -> PipelineResult:
@@ -57,6 +60,14 @@ class Pipeline:
             criteria=criteria,
             errors=result.errors,
         )
+
+    def settle(self, article: Article, suggestion: Suggestion) -> Suggestion:
+        """``suggestion`` after the settlers' last look at its update: the same object when none
+        changed it, else a new suggestion (no findings: the gates check it again)."""
+        update = suggestion.update
+        for settler in self.settlers:
+            update = settler.settle(article, update)
+        return suggestion if update == suggestion.update else self._suggest(article, update)
 
     def _suggest(self, article: Article, update: Update) -> Suggestion:
         section = article.section(update.section_path)
@@ -84,16 +95,32 @@ def propose_checked(pipeline: Pipeline, gates, article: Article, search: SearchB
     stopped are kept, followed by every stopped one (recorded for audit, never posted); with the
     acceptability gate in the chain, the suggestions are ordered by its estimate, highest first. The
     pipeline may be built to propose more candidates than ``limit`` so that stopped ones
-    leave room for the next best. ``since`` (the page's last check) goes to the pipeline.
+    leave room for the next best. The kept ones then get the pipeline's settlers' last look
+    (:meth:`Pipeline.settle`), checked by the gates again. ``since`` (the page's last check) goes to
+    the pipeline.
     """
     result = pipeline.propose(article, search, fetcher, since=since)
     checked = tuple(gates.check(article, result.suggestions)) if gates is not None else result.suggestions
     # The acceptability gate's estimate, where it gave one, puts the likeliest to be used first.
     checked = tuple(sorted(checked, key=lambda s: -(s.estimate if s.estimate is not None else 0.0)))
+    passed = [s for s in checked if not s.blocked][:limit]
     if limit is not None:
-        passed = [s for s in checked if not s.blocked][:limit]
         checked = tuple(passed + [s for s in checked if s.blocked])
+    if getattr(pipeline, "settlers", ()):
+        settled = {id(s): _settled(pipeline, gates, article, s) for s in passed}
+        checked = tuple(settled.get(id(s), s) for s in checked)
     return replace(result, suggestions=checked)
+
+
+def _settled(pipeline: Pipeline, gates, article: Article, suggestion: Suggestion) -> Suggestion:
+    """The pipeline's last look at a suggestion the gates passed, checked by the gates again; the
+    suggestion as it was when they stop the new one."""
+    new = pipeline.settle(article, suggestion)
+    if new is suggestion:
+        return suggestion
+    if gates is not None:
+        new = gates.check_one(article, new)
+    return suggestion if new.blocked else new
 
 
 def per_article(build):

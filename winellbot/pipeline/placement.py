@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from importlib import resources
 
@@ -52,11 +52,15 @@ HAND_SET = {"cosine": 1.0, "heading": 0.05, "around": 0.3, "vectors": 4.0, "mean
 
 @dataclass(frozen=True)
 class Placement:
-    """Where a sentence goes: the section path (``()`` = lead), the winning score, and why."""
+    """Where a sentence goes: the section path (``()`` = lead), the winning score, and why;
+    ``runner_up``: the section that scored next (None with one section), ``margin``: how far the
+    winner's score is ahead of its score."""
 
     section_path: SectionPath
     score: float
     reason: str
+    margin: float = math.inf
+    runner_up: SectionPath | None = None
 
 
 @dataclass(frozen=True)
@@ -102,8 +106,9 @@ class SectionPlacer:
             sections.append(_Section(sec.path, bag, frozenset(content_tokens(sec.path[-1])), tuple(sentences)))
         self._sections = tuple(sections)
         self._meanings = [self.vectors.embed(sec.bag) if "vectors" in self._uses else None for sec in sections]
-        self._texts = texts  # embedded on the first placement that weighs meaning (few do outside the oracle)
-        self._embedded = None
+        # embedded section by section, on the first placement that weighs meaning among them
+        self._texts = texts
+        self._embedded: dict[int, object] = {}
         df = Counter(tok for s in sections for tok in s.bag)
         n = max(len(sections), 1)
         self._idf = {tok: math.log((n + 1) / (c + 0.5)) + 1.0 for tok, c in df.items()}
@@ -112,23 +117,28 @@ class SectionPlacer:
         self._weights = [tuple(sum(self._idf.get(t, 1.0) for t in toks) for toks in sec.sentences)
                          for sec in sections]
 
-    def place(self, text: str, context: str = "", document_text: str = "") -> Placement:
+    def place(self, text: str, context: str = "", document_text: str = "", *,
+              among: Collection[SectionPath] | None = None) -> Placement:
         """The best section for ``text``; ``context`` (its surroundings in the source) also counts.
 
         ``document_text``: the whole source document, when ``text`` is a passage of it; the
         article's sentences restated around the passage then point to its section. Without it
-        (or with the weight at 0) the placement is the lone-sentence one.
+        (or with the weight at 0) the placement is the lone-sentence one. ``among``: only these
+        sections compete (only theirs are embedded).
         """
         near = self._window_tokens(text, document_text) if document_text and "around" in self._uses else None
         weights = self.in_source if near else self.alone
-        best, best_score, best_terms = (), -math.inf, {}
+        best, best_score, best_terms, second, second_path = (), -math.inf, {}, -math.inf, None
         shared = False
-        for path, terms in self.evidence(text, context, near=near, terms={t for t in TERMS if weights[t]}):
+        for path, terms in self.evidence(text, context, near=near, terms={t for t in TERMS if weights[t]},
+                                         among=among):
             # Meaning alone is no evidence: every text is somewhat close to every section.
             shared = shared or any(terms[k] * weights[k] > 0 for k in LEXICAL)
             score = sum(weights[k] * terms[k] for k in TERMS)
             if score > best_score:
-                best, best_score, best_terms = path, score, terms
+                best, best_score, best_terms, second, second_path = path, score, terms, best_score, best or None
+            elif score > second:
+                second, second_path = score, path
         if not best or not shared:
             return Placement((), 0.0, "no section shares a word with it; the lead")
         t = best_terms
@@ -143,11 +153,13 @@ class SectionPlacer:
             reason += f", {t['heading']:.0f} word(s) of its heading"
         if t["around"] and weights["around"]:
             reason += f", {t['around']:.0%} of one of its sentences around it in the source"
-        return Placement(best, round(best_score, 4), reason + ")")
+        return Placement(best, round(best_score, 4), reason + ")", round(best_score - second, 4), second_path)
 
     def evidence(self, text: str, context: str = "", document_text: str = "", *,
-                 near: frozenset[str] | None = None, terms: set[str] | None = None) -> list[tuple[SectionPath, dict]]:
-        """Per section, each term of :data:`TERMS` before weighting (what ``winellbot fit placement`` fits).
+                 near: frozenset[str] | None = None, terms: set[str] | None = None,
+                 among: Collection[SectionPath] | None = None) -> list[tuple[SectionPath, dict]]:
+        """Per section (of ``among`` only, when given), each term of :data:`TERMS` before weighting
+        (what ``winellbot fit placement`` fits).
 
         Only ``terms`` (default: those either weight set uses) are computed; the others read 0.
         ``near``: the passage's surroundings, when the caller has found them already.
@@ -159,13 +171,13 @@ class SectionPlacer:
             near = self._window_tokens(text, document_text)
         meaning = self.vectors.embed(bag) if "vectors" in terms else None
         vector = self.embedder.embed([text])[0] if terms & set(EMBEDDED) else None
-        centroids, per_section = self._section_embeddings() if vector is not None else (None, None)
-        closeness = centroids @ vector if "meaning" in terms else None
-        nearest = [float((v @ vector).max()) if len(v) else 0.0 for v in per_section] \
-            if "nearest" in terms else None
+        indices = [i for i, sec in enumerate(self._sections) if among is None or sec.path in among]
+        embedded = self._section_embeddings(indices) if vector is not None else {}
         out = []
         own_norm = _norm(bag, self._idf)
-        for i, (sec, sec_meaning) in enumerate(zip(self._sections, self._meanings)):
+        for i in indices:
+            sec, sec_meaning = self._sections[i], self._meanings[i]
+            centroid, sentences = embedded.get(i, (None, None))
             out.append((sec.path, {
                 "cosine": _cosine(bag, sec.bag, self._idf, own_norm, self._norms[i]),
                 # A word of the section's own heading name in the sentence itself ("casting",
@@ -173,32 +185,31 @@ class SectionPlacer:
                 "heading": float(len(own & sec.heading)),
                 "around": self._restated(i, near) if near else 0.0,
                 "vectors": self.vectors.cosine(meaning, sec_meaning) if meaning is not None else 0.0,
-                "meaning": float(closeness[i]) if closeness is not None else 0.0,
-                "nearest": nearest[i] if nearest is not None else 0.0,
+                "meaning": float(centroid @ vector) if "meaning" in terms and centroid is not None else 0.0,
+                "nearest": float((sentences @ vector).max()) if "nearest" in terms and sentences is not None else 0.0,
             }))
         return out
 
-    def _section_embeddings(self):
-        """Per section, the unit mean of its sentences' embeddings, and those embeddings (one batch
-        for the article, once)."""
-        if self._embedded is None:
-            self._embedded = self._embed_sections(self._texts)
-        return self._embedded
-
-    def _embed_sections(self, texts: list[list[str]]):
+    def _section_embeddings(self, indices: list[int]) -> dict:
+        """Per section of ``indices``, the unit mean of its sentences' embeddings and those embeddings;
+        the sections not embedded before are embedded in one batch, once."""
         import numpy as np
 
-        flat = [t for sentences in texts for t in sentences]
-        vectors = self.embedder.embed(flat)
-        centroids = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
-        per_section, at = [], 0
-        for i, sentences in enumerate(texts):
-            per_section.append(vectors[at: at + len(sentences)])
-            if sentences:
-                mean = per_section[-1].mean(axis=0)
-                centroids[i] = mean / (np.linalg.norm(mean) or 1.0)
-            at += len(sentences)
-        return centroids, per_section
+        todo = [i for i in indices if i not in self._embedded]
+        if todo:
+            flat = [t for i in todo for t in self._texts[i]]
+            vectors = self.embedder.embed(flat) if flat else None
+            at = 0
+            for i in todo:
+                n = len(self._texts[i])
+                if not n:  # no sentence with content words: no meaning to compare
+                    self._embedded[i] = (None, None)
+                    continue
+                mine = vectors[at: at + n]
+                at += n
+                mean = mine.mean(axis=0)
+                self._embedded[i] = (mean / (np.linalg.norm(mean) or 1.0), mine)
+        return {i: self._embedded[i] for i in indices}
 
     def _restated(self, i: int, near: frozenset[str]) -> float:
         """The largest idf-weighted share of one of section ``i``'s sentences found in ``near``."""

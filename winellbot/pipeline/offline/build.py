@@ -10,7 +10,7 @@ from winellbot.pipeline.offline.criteria import OfflineCriteria
 from winellbot.pipeline.offline.editor import OfflineEditor
 from winellbot.pipeline.offline.extractor import OfflineExtractor
 from winellbot.pipeline.offline.fact import FactPicker
-from winellbot.pipeline.offline.meaning import MeaningPlacer, Restatements, SentenceCutter
+from winellbot.pipeline.offline.meaning import MeaningPlacer, Restatements, SecondChoice, SentenceCutter
 from winellbot.pipeline.offline.navigator import OfflineNavigator
 from winellbot.pipeline.offline.punctuate import Punctuator
 from winellbot.pipeline.offline.widen import Widener
@@ -33,6 +33,8 @@ def build_offline_pipeline(*, max_suggestions: int, max_iterations: int, max_emp
     # that lost its punctuation is given marks back (winellbot.pipeline.offline.punctuate).
     refiners = (Widener(), SentenceCutter(), Punctuator(), FactPicker(restatements=restatements),
                 MeaningPlacer(placement_embedder)) if embedder is not None else ()
+    # The posted lines' last look: the source's second choice of section where it barely trails.
+    settlers = (SecondChoice(placement_embedder),) if embedder is not None else ()
     return Pipeline(inducer=OfflineCriteria(), loop=loop, editor=OfflineEditor(),
-                    max_suggestions=max_suggestions, today=today, refiners=refiners,
+                    max_suggestions=max_suggestions, today=today, refiners=refiners, settlers=settlers,
                     embedders=tuple({id(e): e for e in (embedder, placement_embedder) if e is not None}.values()))
