@@ -7,7 +7,15 @@ from winellbot.meaning import Embedder
 from winellbot.models import Document, Update
 from winellbot.pipeline.offline.aggregator import OfflineAggregator
 from winellbot.pipeline.offline.meaning import Restatements, SecondChoice
-from winellbot.pipeline.placement import HAND_SET, TERMS, SectionPlacer, fitted_model, fitted_weights, placers
+from winellbot.pipeline.placement import (
+    HAND_SET,
+    TERMS,
+    SectionPlacer,
+    fitted_model,
+    fitted_weights,
+    placers,
+)
+from winellbot.wiki.render import in_words
 
 pytestmark = pytest.mark.slow  # loads all-MiniLM-L6-v2 (and spaCy) once per session
 
@@ -215,5 +223,7 @@ def test_a_posted_line_moves_to_its_sources_second_choice_where_that_barely_trai
     # Reception) or, with a filming sentence of Production restated around it, by a lot.
     assert settled["barely", 0.0].section_path == ("Production",)
     assert settled["barely", 0.2].section_path == ("Reception",)
-    assert "second choice, Reception" in settled["barely", 0.2].reason
+    assert "barely preferred Production" in settled["barely", 0.2].reason
+    # What a reviewer reads names the section the line was moved to.
+    assert "\u201cReception\u201d" in in_words(settled["barely", 0.2].reason)
     assert settled["clearly", 0.2].section_path == ("Production",)

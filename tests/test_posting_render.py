@@ -256,3 +256,16 @@ def test_why_this_section_is_said_in_words_not_scores():
     assert "cosine" not in said and "0.54" not in said and "\u201cHistory\u201d" in said
     assert "heading" in said and "1 figure, 2 names" in said
     assert in_words("the model placed it under History") == "the model placed it under History"
+
+
+def test_why_this_section_names_the_last_placement_whole():
+    """A line placed again (by meaning, then its last look) names the section it is posted in."""
+    from winellbot.wiki.render import in_words
+
+    reason = ("the sentence brings 1 figure the article lacks; words best match section Cause (cosine 0.24, "
+              "36% of one of its sentences around it in the source); placed again by meaning: words best match "
+              "section Battle > Capture (27 December 2022) (cosine 0.18, sentence meaning 0.57); its source's "
+              "words barely preferred Reaction (2023)")
+    said = in_words(reason)
+    assert "\u201cBattle > Capture (27 December 2022)\u201d" in said and "Cause" not in said
+    assert "close in meaning" in said and "around this sentence" not in said

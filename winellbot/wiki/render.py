@@ -97,15 +97,19 @@ def render_suggestion(s: Suggestion, *, bot_user: str, heading: str | None = Non
     return "\n\n".join(lines) + "\n"
 
 
-_PLACED = re.compile(r"words best match section (?P<section>.+?) \((?P<evidence>.*)\)")
+# A placement's reason (winellbot.pipeline.placement): its evidence opens on the cosine, so a heading
+# with brackets of its own ("Battle (27 December 2022)") stays whole.
+_PLACED = re.compile(r"words best match section (?P<section>.+?) \((?P<evidence>cosine [^;]*)\)")
 _BRINGS = re.compile(r"the sentence brings (?P<what>.+?) the article lacks")
 
 
 def in_words(reason: str) -> str:
-    """A pipeline's reason as a reviewer reads it: which section and on what evidence, and what the
-    fact brings, without the scores behind them ("cosine 0.54, meaning 0.95"). A reason in other
-    terms (a model's) is shown as it is."""
-    placed, brings = _PLACED.search(reason), _BRINGS.search(reason)
+    """A pipeline's reason as a reviewer reads it: which section (the last placement it gives) and on
+    what evidence, and what the fact brings, without the scores behind them ("cosine 0.54, meaning
+    0.95"). A reason in other terms (a model's) is shown as it is."""
+    # A line placed again (by meaning, by its last look) carries each placement: the last is the one posted.
+    placements = list(_PLACED.finditer(reason))
+    placed, brings = (placements[-1] if placements else None), _BRINGS.search(reason)
     if not placed:
         return reason
     evidence = placed.group("evidence")

@@ -1,12 +1,13 @@
 """Where the offline pipeline uses the bundled models (:mod:`winellbot.meaning`).
 
 * :class:`MeaningPlacer`: the pipeline's chosen updates placed again, by meaning as well as words.
+* :class:`SecondChoice`: a posted line's last look at its section, where its source barely decides.
 * :class:`Restatements`: an update that an article sentence already states in other words is
   not new, unless it names, dates or counts something that sentence does not.
 * :class:`SentenceCutter`: a passage cut short to fit a suggestion ends at a sentence's end
   (spaCy's sentences) or, failing that, at a clause's, never mid-clause.
 
-Both embed only what a cheaper step has short-listed (see :mod:`winellbot.meaning` on speed).
+They embed only what a cheaper step has short-listed (see :mod:`winellbot.meaning` on speed).
 """
 from __future__ import annotations
 
@@ -59,11 +60,11 @@ class SecondChoice:
     prefer one section (the winner less than ``unsure`` ahead of the runner-up), the line's own
     sentence, placed alone by its words and meaning between the two (the fitted ``alone`` weights;
     only those two sections' sentences are embedded), decides; the runner-up wins only if it does not
-    hold the first (a broader section agrees with the narrower, less precisely). Blind section
-    judgments found the runner-up right 27 times and wrong 7 where this picks it (docs/results.md,
-    "Placing a fact line"). It runs only for what the gates and the score let through
-    (:func:`winellbot.pipeline.pipeline.propose_checked`): over every candidate, embedding the
-    sections with the placement's model would double a cold back-test.
+    hold the first (a broader section agrees with the narrower, less precisely). It runs only for
+    what the gates and the score let through (:func:`winellbot.pipeline.pipeline.propose_checked`):
+    over every candidate, embedding the sections with the placement's model costs too much. The
+    reason's placement is the new one, so that the post names the section it was moved to. Figures:
+    docs/results.md, "Placing a fact line".
     """
 
     def __init__(self, embedder, *, context: int = 120, unsure: float = 0.1) -> None:
@@ -83,9 +84,10 @@ class SecondChoice:
         alone = placer.place(update.text, among=(first, second))
         if alone.section_path != second:
             return update
-        why = (f"placed in its source's second choice, {' > '.join(second)} ({placed.margin:.2f} behind "
-               f"{' > '.join(first)}), where the sentence alone {alone.reason}")
-        return replace(update, section_path=second, reason=f"{update.reason}; {why}")
+        why = f"{alone.reason}; its source's words barely preferred {' > '.join(first)}"
+        reason = update.reason.replace(placed.reason, why) if placed.reason in update.reason \
+            else f"{update.reason}; placed again: {why}"
+        return replace(update, section_path=second, reason=reason)
 
 
 @per_article
