@@ -164,8 +164,8 @@ def _article_terms(title: str, plain: str, lead: str) -> ArticleTerms:
 
 
 def article_terms(article: Article) -> ArticleTerms:
-    lead = article.sections[0].text if article.sections and not article.sections[0].path else ""
-    return _article_terms(article.title, article.plain_text, lead)
+    lead = article.section(())
+    return _article_terms(article.title, article.plain_text, lead.text if lead else "")
 
 
 def _terms(text: str) -> list[str]:
@@ -394,8 +394,9 @@ def _clause_problem(text: str, title: str = "") -> str | None:
     """What spaCy's parse says is missing for a main clause, or None: a verb (or auxiliary) with a
     subject of its own that heads the sentence, not a clause that hangs from one not shown ("After
     a clash eliminated the early leaders."), with its subject where a whole sentence puts it, neither
-    a headline's "X to do Y" nor news told as it happens ("are arriving"). The article's title is read as a plain name: the small
-    parser stumbles on codes and figures in one ("Listedtown aafe34 2 elected ...")."""
+    a headline's "X to do Y" nor news told as it happens ("are arriving"). The article's title is
+    read as a plain name: the small parser stumbles on codes and figures in one ("Listedtown aafe34
+    2 elected ...")."""
     if title:
         text = re.sub(re.escape(title), "Smith", text, flags=re.IGNORECASE)
     doc = english()(text, disable=["ner"])

@@ -65,5 +65,6 @@ class NoveltyGate(Gate):
         if reading.stated >= STATED:
             return [self.finding("hold", f"an article sentence already holds {reading.stated:.0%} of its words")]
         if reading.lead_day:
-            return [self.finding("hold", "dated the day the article's lead gives: a retelling of the article's own event")]
+            return [self.finding("hold", "dated the day the article's lead gives: a retelling of the article's "
+                                         "own event")]
         return []
