@@ -152,7 +152,8 @@ def render_item(number: int, item: Item, task: Task) -> str:
     """What the judge reads for one item: the reviewer's view, nothing about its origin."""
     article = article_from_task(task.bot_view())
     outline = "; ".join(" > ".join(s.path) for s in article.sections if s.path)
-    lead = _cut(article.sections[0].text, 90) if article.sections and not article.sections[0].path else ""
+    lead_section = article.section(())
+    lead = _cut(lead_section.text, 90) if lead_section is not None else ""
     section = article.section(item.section_path)
     sec_text = _cut(_subtree_text(article, section), 200) if section is not None else "(no such section)"
     doc = _doc(task, item.document)
