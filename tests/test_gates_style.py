@@ -49,6 +49,8 @@ def found(added: str, gate: StyleGate | None = None) -> dict[str, str]:
     ("I think the stage was rebuilt in 1950.", "first person", "block"),
     ("You can book seats online.", "second person", "block"),
     ("It is the best theatre in the region.", "superlative", "hold"),
+    ("After a torrid first act, the cast were gloriously melodramatic in 2019.", "review", "hold"),
+    ("The Gazette's critic wrote that the 2019 revival was riveting.", "review", "info"),  # attributed
     ("The founder was survived by two sons.", "survived by", "info"),
 ])
 def test_words_to_watch_are_named(added, cls, severity):

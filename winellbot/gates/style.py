@@ -30,7 +30,7 @@ _ATTRIBUTION = re.compile(
 _LEFT, _RIGHT = r"(?<![\w-])", r"(?![\w-])"
 # Word classes that judge instead of stating: text made of them says nothing to keep.
 EVALUATIVE = frozenset({"puffery", "promotional", "contentious_label", "unsupported_attribution", "doubt",
-                        "editorialising", "cliche", "superlative"})
+                        "editorialising", "cliche", "superlative", "review"})
 # A figure or date: digits, a number word from two up, a month name.
 _FIGURE = re.compile(r"\d|\b(?:" + "|".join(sorted(set(NUMBER_WORDS) - {"zero", "one", "first"} | set(MONTHS)))
                      + r")\b", re.IGNORECASE)
