@@ -151,10 +151,55 @@ def test_context_is_read_around_the_copy_that_matches_the_whole_passage():
 
 def test_the_margin_is_the_winners_lead_over_the_runner_up_and_among_limits_the_choice():
     placer = SectionPlacer(parse_simple_article("Example Festival", WIKITEXT), weights=WORDS)
-    sentence = "Marco Brandt returned after the storm of the 2023 edition."
+    sentence = "Marco Brandt returned after the storm of that edition."  # no year: see the dated sections below
     scores = {path: sum(WORDS[k] * terms[k] for k in terms) for path, terms in placer.evidence(sentence)}
     placed = placer.place(sentence)
     assert (placed.section_path, placed.runner_up) == (("Lineup", "2023"), ("Lineup", "2022"))
     assert placed.margin == round(scores[("Lineup", "2023")] - scores[("Lineup", "2022")], 4) > 0
     among = placer.place(sentence, among=(("Lineup", "2022"), ("History",)))
     assert among.section_path == ("Lineup", "2022") and among.runner_up == ("History",)
+
+
+SEASONS = """Harbour Rovers F.C. is a football club.
+
+== Seasons ==
+=== 1974–75 Coast Cup ===
+Harbour Rovers reached the Coast Cup final in May 1975 and lost to Dunmere on penalties.
+
+=== 1998–99 ===
+Harbour Rovers won the Coast Cup final in May 1999 against Dunmere.
+
+== Players ==
+Notable players of the club include Ewan Rook, who joined from Dunmere.
+"""
+
+
+def test_heading_spans_read_the_years_a_section_covers():
+    from winellbot.pipeline.placement import heading_span
+    assert heading_span("1974–75 Texaco Cup") == (1974, 1975)
+    assert heading_span("Invasion of Salvador (1624-1625)") == (1624, 1625)
+    assert heading_span("Capture (27 December 2022 – 16 January 2023)") == (2022, 2023)
+    assert heading_span("Independent circuit (2022–present)")[0] == 2022
+    assert heading_span("Before 2000") == (0, 1999)
+    assert heading_span("1960s") == (1960, 1969)
+    assert heading_span("History") is None
+
+
+def test_a_section_dated_apart_from_the_years_a_line_names_does_not_take_it():
+    p = SectionPlacer(parse_simple_article("Harbour Rovers F.C.", SEASONS), weights=WORDS)
+    line = "Harbour Rovers lost the Coast Cup final to Dunmere in May 2019."
+    placed = p.place(line)
+    assert placed.section_path == ("Players",)  # both seasons name other years
+    assert "dated apart from its years" in placed.reason
+    # A year inside a section's span, or no year at all, leaves the dated sections in play.
+    assert p.place("Harbour Rovers lost the Coast Cup final to Dunmere in 1975.").section_path \
+        == ("Seasons", "1974–75 Coast Cup")
+    assert p.place("Harbour Rovers lost the Coast Cup final to Dunmere on penalties.").section_path[0] == "Seasons"
+
+
+def test_years_that_fit_no_section_leave_every_section_in_play():
+    only_seasons = SEASONS.split("== Players ==")[0]
+    p = SectionPlacer(parse_simple_article("Harbour Rovers F.C.", only_seasons), weights=WORDS)
+    placed = p.place("Harbour Rovers lost the Coast Cup final to Dunmere in May 2019.")
+    assert placed.section_path[0] == "Seasons"
+    assert "dated apart" not in placed.reason

@@ -269,3 +269,15 @@ def test_why_this_section_names_the_last_placement_whole():
     said = in_words(reason)
     assert "\u201cBattle > Capture (27 December 2022)\u201d" in said and "Cause" not in said
     assert "close in meaning" in said and "around this sentence" not in said
+
+
+def test_why_this_section_says_when_sections_of_other_years_were_left_out():
+    from winellbot.wiki.render import in_words
+    from winellbot.pipeline.placement import SectionPlacer, HAND_SET
+    from winellbot.bench.tasks import parse_simple_article
+
+    article = parse_simple_article("Rovers", "Lead.\n\n== 1974–75 ==\nRovers won the cup in 1975.\n\n"
+                                             "== Players ==\nRovers players include Ewan Rook.\n")
+    placed = SectionPlacer(article, weights={**HAND_SET, "vectors": 0.0}).place("Rovers won the cup in 2019.")
+    said = in_words(f"the sentence brings 1 figure the article lacks; {placed.reason}")
+    assert "\u201cPlayers\u201d" in said and "other years" in said and "dated" not in said

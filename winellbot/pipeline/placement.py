@@ -14,6 +14,9 @@ when no section shares a word with it (closeness of meaning alone is no evidence
   mean vectors; ``meaning`` and ``nearest``: with an embedder (:mod:`winellbot.meaning`), the cosine
   with the section's centroid (the unit mean of its sentences' embeddings) and with its closest sentence.
 
+A section whose heading dates it ("1974–75", "Invasion of Salvador (1624–1625)") does not compete for
+a text that names years, none of them in its span, while another section can take the text.
+
 A lone statement and a passage in its source are weighed apart (``alone``, ``in_source``). Why the
 meaning terms: a lone sentence rarely shares enough words with its section to be placed by them.
 :data:`placer_for` uses ``HAND_SET``; :func:`placers` uses the weights ``winellbot fit placement``
@@ -27,12 +30,14 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import Counter
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from importlib import resources
 
 from winellbot.errors import ConfigError
+from winellbot.gates.textnorm import YEAR
 from winellbot.models import Article, SectionPath
 from winellbot.pipeline.pipeline import per_article
 from winellbot.pipeline.vectors import WordVectors, default_vectors
@@ -48,6 +53,54 @@ LEXICAL = ("cosine", "heading", "around")
 # Set by hand on the dev back-test before the weights were fitted: words, heading, around, GloVe
 # (figures: docs/results.md, "Placement and meaning").
 HAND_SET = {"cosine": 1.0, "heading": 0.05, "around": 0.3, "vectors": 4.0, "meaning": 0.0, "nearest": 0.0}
+
+
+# A heading's time: "1974–75", "2022–present", "(27 December 2022 – 16 January 2023)", "Before 2000".
+_SHORT_END = re.compile(r"\b(1[5-9]\d\d|20\d\d)\s*[-\u2013\u2014/]\s*(\d\d)\b(?!\d)")
+_OPEN_BEFORE = re.compile(r"\b(?:before|until|pre)\W*$", re.IGNORECASE)
+_OPEN_AFTER = re.compile(r"\b(?:after|since|post|from)\W*$", re.IGNORECASE)
+_NO_END = 9999
+
+
+def years_of(text: str) -> list[tuple[int, int]]:
+    """The years a text names, each as the span it covers ("1960s" is 1960-1969)."""
+    out = []
+    for m in YEAR.finditer(text):
+        year = int(m.group(0)[:4])
+        out.append((year, year + 9) if m.group(0).endswith("s") else (year, year))
+    return out
+
+
+def heading_span(heading: str) -> tuple[int, int] | None:
+    """The years a heading says its section covers (first to last year it names, "present" open),
+    or None where it names no year."""
+    found = years_of(heading)
+    if not found:
+        return None
+    short = _SHORT_END.search(heading) if len(found) == 1 else None
+    if short:
+        start = int(short.group(1))
+        stop = start // 100 * 100 + int(short.group(2))
+        return (start, stop if stop >= start else stop + 100)
+    start, stop = min(a for a, _ in found), max(b for _, b in found)
+    if re.search(r"\bpresent\b", heading, re.IGNORECASE):
+        return (start, _NO_END)
+    if len(found) == 1:
+        before = heading[:YEAR.search(heading).start()]
+        if _OPEN_BEFORE.search(before):
+            return (0, start - 1)
+        if _OPEN_AFTER.search(before):
+            return (start, _NO_END)
+    return (start, stop)
+
+
+def path_span(path: SectionPath) -> tuple[int, int] | None:
+    """The span of the deepest heading of ``path`` that dates its section."""
+    for heading in reversed(path):
+        span = heading_span(heading)
+        if span:
+            return span
+    return None
 
 
 @dataclass(frozen=True)
@@ -105,6 +158,7 @@ class SectionPlacer:
                         texts[-1].append(sentence)
             sections.append(_Section(sec.path, bag, frozenset(content_tokens(sec.path[-1])), tuple(sentences)))
         self._sections = tuple(sections)
+        self._spans = {sec.path: span for sec in sections if (span := path_span(sec.path))}
         self._meanings = [self.vectors.embed(sec.bag) if "vectors" in self._uses else None for sec in sections]
         # embedded section by section, on the first placement that weighs meaning among them
         self._texts = texts
@@ -124,8 +178,14 @@ class SectionPlacer:
         ``document_text``: the whole source document, when ``text`` is a passage of it; the
         article's sentences restated around the passage then point to its section. Without it
         (or with the weight at 0) the placement is the lone-sentence one. ``among``: only these
-        sections compete (only theirs are embedded).
+        sections compete (only theirs are embedded). A section whose heading dates it ("1974–75",
+        "Invasion of Salvador (1624–1625)") does not compete for a text that names years, none of them
+        in its span, while another section may take the text.
         """
+        passed = self._dated_apart(text, among)
+        if passed:
+            among = [sec.path for sec in self._sections
+                     if sec.path not in passed and (among is None or sec.path in among)]
         near = self._window_tokens(text, document_text) if document_text and "around" in self._uses else None
         weights = self.in_source if near else self.alone
         best, best_score, best_terms, second, second_path = (), -math.inf, {}, -math.inf, None
@@ -153,7 +213,20 @@ class SectionPlacer:
             reason += f", {t['heading']:.0f} word(s) of its heading"
         if t["around"] and weights["around"]:
             reason += f", {t['around']:.0%} of one of its sentences around it in the source"
+        if passed:
+            reason += f", {len(passed)} section(s) dated apart from its years passed over"
         return Placement(best, round(best_score, 4), reason + ")", round(best_score - second, 4), second_path)
+
+    def _dated_apart(self, text: str, among: Collection[SectionPath] | None) -> set[SectionPath]:
+        """The competing sections whose headings' years exclude every year ``text`` names; none where
+        the text names no year or no other section would be left."""
+        years = years_of(text) if self._spans else []
+        if not years:
+            return set()
+        competing = [sec.path for sec in self._sections if among is None or sec.path in among]
+        apart = {path for path in competing if (span := self._spans.get(path))
+                 and not any(a <= span[1] and span[0] <= b for a, b in years)}
+        return apart if len(apart) < len(competing) else set()
 
     def evidence(self, text: str, context: str = "", document_text: str = "", *,
                  near: frozenset[str] | None = None, terms: set[str] | None = None,

@@ -120,6 +120,8 @@ def in_words(reason: str) -> str:
         why.append("the source, around this sentence, retells a sentence of that section")
     if "meaning" in evidence:
         why.append("it is close in meaning to what that section says")
+    if "dated apart from its years" in evidence:
+        why.append("sections whose headings give other years than it names were left out")
     text = "; ".join(why)
     if brings:
         text += f". It brings {brings.group('what')} that the article does not have"
