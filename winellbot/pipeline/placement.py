@@ -14,9 +14,7 @@ when no section shares a word with it (closeness of meaning alone is no evidence
   mean vectors; ``meaning`` and ``nearest``: with an embedder (:mod:`winellbot.meaning`), the cosine
   with the section's centroid (the unit mean of its sentences' embeddings) and with its closest sentence.
 
-A section whose heading dates it ("1974–75", "Invasion of Salvador (1624–1625)") does not compete for
-a text that names years, none of them in its span, while another section can take the text.
-
+A section whose heading dates it ("1974–75") does not compete for a text that names only other years.
 A lone statement and a passage in its source are weighed apart (``alone``, ``in_source``). Why the
 meaning terms: a lone sentence rarely shares enough words with its section to be placed by them.
 :data:`placer_for` uses ``HAND_SET``; :func:`placers` uses the weights ``winellbot fit placement``
