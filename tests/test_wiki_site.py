@@ -89,3 +89,27 @@ def test_simulate_blocks_writes_at_the_request_layer(local_wiki, site, make_page
     page.save(summary="should not happen")
     assert local_wiki.admin()._get(action="parse", page=title, prop="wikitext",
                                    formatversion="2")["parse"]["wikitext"] == "original"
+
+
+def test_the_password_file_is_replaced_whole_and_left_alone_when_unchanged(tmp_path, monkeypatch):
+    """Two jobs started together on one Pywikibot folder: one logging in reads the file while the other
+    stores its line. The reader must never find the file emptied (Pywikibot then asks for a password)."""
+    from pywikibot import config
+
+    from winellbot.wiki.site import _store_password
+
+    monkeypatch.setattr(config, "base_dir", str(tmp_path))
+    monkeypatch.setattr(config, "password_file", config.password_file)
+    path = tmp_path / PASSWORD_FILE
+    _store_password("wikia", "WinellBot", "first-secret", "winellbot")
+    first = path.read_text()
+    inode = os.stat(path).st_ino
+    _store_password("wikia", "WinellBot", "first-secret", "winellbot")  # the same line: not written again
+    assert os.stat(path).st_ino == inode and path.read_text() == first
+    with open(path, encoding="utf-8") as reading:  # a job in the middle of its login
+        _store_password("wikib", "WinellBot", "second-secret", None)
+        assert reading.read() == first  # the whole old file, not a truncated one
+    now = path.read_text()
+    assert "first-secret" in now and "second-secret" in now and now.count("'wikia'") == 2  # family, code
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(f".{PASSWORD_FILE}.")]  # no temporary left

@@ -197,17 +197,29 @@ def _apply_throttle(site: APISite, throttle: float | None) -> None:
 
 
 def _store_password(family: str, username: str, password: str, app: str | None) -> None:
-    """Upsert one line for (family, user) in the mode-600 password file and point Pywikibot at it."""
+    """Upsert one line for (family, user) in the mode-600 password file and point Pywikibot at it.
+
+    Safe for jobs started together on one Pywikibot folder: writers take turns (a lock file), an
+    unchanged line is not written again, and a changed file replaces the old one whole, so a job
+    reading it while logging in never sees it empty or half written."""
+    import fcntl
+    import tempfile
+
     from pywikibot import config
 
     path = Path(config.base_dir) / PASSWORD_FILE
     secret = f"BotPassword({app!r}, {password!r})" if app else repr(password)
     entry = f"({family!r}, {family!r}, {username!r}, {secret})"
     prefix = f"({family!r}, {family!r}, {username!r}, "
-    lines = path.read_text("utf-8").splitlines() if path.exists() else []
-    lines = [line for line in lines if not line.startswith(prefix)] + [entry]
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write("\n".join(lines) + "\n")
+    fd = os.open(path.with_name(PASSWORD_FILE + ".lock"), os.O_WRONLY | os.O_CREAT, 0o600)
+    with os.fdopen(fd, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        lines = path.read_text("utf-8").splitlines() if path.exists() else []
+        if entry not in lines or len([line for line in lines if line.startswith(prefix)]) > 1:
+            lines = [line for line in lines if not line.startswith(prefix)] + [entry]
+            tmp_fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{PASSWORD_FILE}.")  # mode 600
+            with os.fdopen(tmp_fd, "w", encoding="utf-8") as handle:
+                handle.write("\n".join(lines) + "\n")
+            os.replace(tmp, path)
     os.chmod(path, 0o600)
     config.password_file = str(path)
