@@ -113,3 +113,16 @@ def test_the_password_file_is_replaced_whole_and_left_alone_when_unchanged(tmp_p
     assert "first-secret" in now and "second-secret" in now and now.count("'wikia'") == 2  # family, code
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(f".{PASSWORD_FILE}.")]  # no temporary left
+
+
+def test_jobs_preparing_one_new_folder_together_all_start_and_find_it_whole(tmp_path):
+    folder = tmp_path / "shared-pwb"
+    script = ("from winellbot.wiki.site import prepare_pywikibot\n"
+              f"prepare_pywikibot({str(folder)!r}, user_config='put_throttle = 7\\n')\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYWIKIBOT_DIR"}
+    jobs = [subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True)
+            for _ in range(4)]
+    errors = [job.communicate(timeout=120)[1] for job in jobs]
+    assert [job.returncode for job in jobs] == [0, 0, 0, 0], errors
+    assert (folder / "user-config.py").read_text() == "put_throttle = 7\n"
+    assert sorted(p.name for p in folder.iterdir()) == ["user-config.py"]  # no temporary file left

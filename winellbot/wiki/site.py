@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -42,9 +43,16 @@ def prepare_pywikibot(config_dir: str | os.PathLike[str], *, user_config: str = 
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     path = folder / USER_CONFIG
     if not path.exists():
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        # Written aside and linked in whole: a job started beside this one finds it complete or not at all.
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{USER_CONFIG}.")  # mode 600
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(user_config or "# written by winellbot.wiki.site.prepare_pywikibot\n")
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass  # that other job was first
+        finally:
+            os.unlink(tmp)
     os.chmod(path, 0o600)
     if "pywikibot" in sys.modules:
         from pywikibot import config
@@ -203,7 +211,6 @@ def _store_password(family: str, username: str, password: str, app: str | None) 
     unchanged line is not written again, and a changed file replaces the old one whole, so a job
     reading it while logging in never sees it empty or half written."""
     import fcntl
-    import tempfile
 
     from pywikibot import config
 
