@@ -75,3 +75,16 @@ def test_a_sentence_that_names_no_one_before_its_pronoun_gives_way_to_one_that_s
                "Fellside Rovers switched on new floodlights at Quarry Lane in June 2026.")
     [fact] = FactPicker().refine(ARTICLE, [update(passage)])
     assert fact.text.startswith("Fellside Rovers switched on")
+
+
+def test_stands_says_which_sentences_of_a_page_could_be_a_fact_line():
+    from winellbot.pipeline.offline.fact import stands
+    from winellbot.sentences import read
+
+    def ok(s):
+        return stands(ARTICLE, read(s, ARTICLE, parse=False))
+
+    assert ok("Fellside Rovers won the County Cup on 10 May 2026, beating Lowbridge Town 2-1 in the final.")
+    assert not ok("He said it was a great day for the club and the whole town.")  # leans on the sentence before
+    assert not ok("The club was founded in 1899 and has played at Quarry Lane since 1921.")  # the article's own
+    assert not ok("Lowbridge Town, beaten 2-1 in the final on 10 May 2026 at Quarry Lane.")  # no verb with a subject

@@ -66,11 +66,16 @@ class FactPicker:
                         reason=f"{_brings(readings[i])}; {update.reason}") for i in chosen]
 
     def _stands(self, article: Article, r: Reading) -> bool:
-        if not r.clean or r.news <= 0 or r.stated >= STATED or r.lead_day or alone_problems(r.text):
-            return False
-        if not read(r.text, article).clean:  # the parser only for sentences that passed the cheap checks
-            return False
-        return self.restatements is None or self.restatements.find(article, r.text) is None
+        return stands(article, r) and (self.restatements is None or self.restatements.find(article, r.text) is None)
+
+
+def stands(article: Article, r: Reading) -> bool:
+    """Whether a sentence read against ``article`` could stand as a fact line by the reading's own
+    rules: clean, bringing news, not mostly an article sentence, not dated the lead's day, none of
+    the line-alone problems, and a verb with a subject (the parser runs only for what passed the rest)."""
+    if not r.clean or r.news <= 0 or r.stated >= STATED or r.lead_day or alone_problems(r.text):
+        return False
+    return read(r.text, article).clean
 
 
 def _worth(r: Reading, alone: dict[str, str]) -> float:
