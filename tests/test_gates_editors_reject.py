@@ -343,6 +343,7 @@ def test_similar_town_articles_get_no_other_towns_news():
     ("On Sunday 10 May 2026, he scored twice in the Northern Counties Cup final at Lowmere.", "whose?"),
     ("Over the past few seasons, the club has doubled the capacity of the ground at Coppice Lane.", "page's date"),
     ("Ashgrove Athletic, now 118 years old, unveiled a new badge for the Northern Counties League season.", "page's date"),
+    ("Ada Holt at the trust has just started raising money for a new roof at Coppice Lane.", "page's date"),
     ("The new stand at Coppice Lane was designed by a team led by architect Drs.", "abbreviation"),
     ("For example, Ashgrove Athletic moved their home games to Coppice Lane in 2019.", "sentence not shown"),
     ("During this initial stage, the ground at Coppice Lane held fewer than 800 people.", "sentence not shown"),

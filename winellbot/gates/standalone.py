@@ -5,7 +5,7 @@ it would earn (``unclear`` or ``furniture``), the reason it cannot stand as a li
 
 * a personal pronoun (he, she, his, their ...) before anyone is named in the line: whose?
 * a time that only the page's date fixes ("this past June", "in recent weeks", "once again",
-  "at the time", "now 21"), with no year in the line;
+  "at the time", "now 21", "has just started"), with no year in the line;
 * a sentence cut at an abbreviation that needs a word after it ("... Drs.", "... Art.", "def.");
 * two texts run together: a caption, headline or a sentence with no full stop before a capitalised
   joining word ("... Grand Prix After the start, ...", "... shipping industry In November, ...");
@@ -42,7 +42,7 @@ _DATE_WORDS = frozenset(MONTHS) | frozenset(WEEKDAYS) | frozenset("christmas eas
 _VAGUE_TIME = re.compile(
     r"\b(?:this\s+past|(?:the\s+)?(?:past|last)\s+(?:few|several|couple)|in\s+recent\s+(?:days|weeks|months|years)|"
     r"once\s+again|at\s+(?:the|that)\s+time|so\s+far|to\s+date|these\s+days|of\s+late|lately|"
-    r"in\s+the\s+coming\s+(?:days|weeks|months))\b|(?:^|,\s)(?:now|later|then)\b", re.IGNORECASE)
+    r"in\s+the\s+coming\s+(?:days|weeks|months)|(?:has|have)\s+just)\b|(?:^|,\s)(?:now|later|then)\b", re.IGNORECASE)
 # Abbreviations that need a word after them: a line that ends on one was cut short.
 # (Not "St.", "Inc.", "Jr.", "ft.", "etc.": a sentence may end on those.)
 _OPEN_ABBREVIATIONS = frozenset("mr mrs ms dr drs prof gen col lt sgt capt cmdr adm gov sen rep rev hon pres vs "
