@@ -6,15 +6,17 @@
 A posted fact line is one sentence of a source (:mod:`winellbot.pipeline.offline.fact`), so the
 posted lines' coverage can be no higher than the share of held-out facts that some single sentence of
 the task's documents covers (the bench's lexical judge: 60% of the fact's content words). Every
-document is cut into sentences as the pipeline would read it: a page that lost its case and
-punctuation gets the bundled punctuation model's marks first (the whole page, not only the passages
-the extractor picks). Printed: the facts covered by a sentence of at most 35 words (the fact line's
-limit), 50, 80 and any length; of the first, those whose covering sentence stands as a fact line by
-the picker's reading (:func:`winellbot.pipeline.offline.fact.stands`); with ``--posted``/``--held``
-(a back-test's output), the facts its posted lines and its held candidates cover.
+document is cut into sentences as the pipeline would read it: a cased page into the sentences of its
+prose lines, as the extractor cuts it; a page that lost its case and punctuation after the bundled
+punctuation model's marks (the whole page, not only the passages the extractor picks).
+
+Printed: the facts covered by a sentence of at most 35 words (the fact line's limit), 50, 80 and any
+length; of the first, those whose covering sentence stands as a fact line by the picker's reading
+(:func:`winellbot.pipeline.offline.fact.stands`); with ``--posted``/``--held`` (a back-test's
+output), the facts its posted lines and its held candidates cover.
 
 Reads ``held_out``: an analysis tool, not the bot. Punctuating every restored page is slow (about
-50 minutes of one core for the 100 dev tasks).
+an hour of the dev machine's 2 cores for the 100 dev tasks).
 """
 from __future__ import annotations
 
@@ -32,7 +34,8 @@ def task_counts(task) -> Counter:
     from winellbot.pipeline.offline.fact import stands
     from winellbot.pipeline.offline.profile import profile
     from winellbot.pipeline.offline.punctuate import bundled_model, punctuated
-    from winellbot.pipeline.pagetext import has_capitals
+    from winellbot.pipeline.offline.passages import sentence_spans
+    from winellbot.pipeline.pagetext import has_capitals, is_cased, unglue
     from winellbot.sentences import read, sentences_of
     from winellbot.text import words
 
@@ -40,7 +43,10 @@ def task_counts(task) -> Counter:
     prof = profile(article)
     sentences = []
     for doc in task.documents:
-        text = doc.text
+        text = unglue(doc.text, prof.casing)
+        if is_cased(text):  # the extractor's sentences: those of each prose line
+            sentences += [s for _, _, s in sentence_spans(text) if s]
+            continue
         if not has_capitals(text) and text.split():
             tokens = text.split()
             text = punctuated(tokens, bundled_model().marks(tokens), prof.casing, prof.name_pairs)
