@@ -32,9 +32,9 @@ def task_counts(task) -> Counter:
     from winellbot.bench.score import THRESHOLD, LexicalJudge
     from winellbot.bench.tasks import article_from_task
     from winellbot.pipeline.offline.fact import stands
+    from winellbot.pipeline.offline.passages import sentence_spans
     from winellbot.pipeline.offline.profile import profile
     from winellbot.pipeline.offline.punctuate import bundled_model, punctuated
-    from winellbot.pipeline.offline.passages import sentence_spans
     from winellbot.pipeline.pagetext import has_capitals, is_cased, unglue
     from winellbot.sentences import read, sentences_of
     from winellbot.text import words
