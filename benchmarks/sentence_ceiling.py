@@ -25,6 +25,11 @@ import json
 from collections import Counter
 
 LIMITS = (35, 50, 80, None)
+STANDING = f"<= {LIMITS[0]} words, standing as a fact line"
+
+
+def limit_name(limit: int | None) -> str:
+    return f"<= {limit} words" if limit else "any length"
 
 
 def task_counts(task) -> Counter:
@@ -56,10 +61,10 @@ def task_counts(task) -> Counter:
         covering = sorted((len(words(s)), s) for s in sentences if judge.recall(fact.text, s) >= THRESHOLD)
         for limit in LIMITS:
             if any(limit is None or n <= limit for n, _ in covering):
-                counts[f"<= {limit} words" if limit else "any length"] += 1
+                counts[limit_name(limit)] += 1
         short = [s for n, s in covering if n <= LIMITS[0]]
         if any(stands(article, read(s, article, parse=False)) for s in short):
-            counts[f"<= {LIMITS[0]} words, standing as a fact line"] += 1
+            counts[STANDING] += 1
     return counts
 
 
@@ -99,8 +104,8 @@ def main() -> int:
             total.update(backtest_counts(tasks, path, label))
     facts = total.pop("facts")
     print(f"{len(tasks)} tasks, {facts} held-out facts")
-    names = [f"<= {limit} words" if limit else "any length" for limit in LIMITS]
-    names.insert(1, f"<= {LIMITS[0]} words, standing as a fact line")
+    names = [limit_name(limit) for limit in LIMITS]
+    names.insert(1, STANDING)
     names += [label for path, label in ((args.posted, "covered by the posted lines"),
                                         (args.held, "covered by a held candidate")) if path]
     for name in names:
