@@ -21,7 +21,6 @@ an hour of the dev machine's 2 cores for the 100 dev tasks).
 from __future__ import annotations
 
 import argparse
-import json
 from collections import Counter
 
 LIMITS = (35, 50, 80, None)
@@ -70,12 +69,12 @@ def task_counts(task) -> Counter:
 
 def backtest_counts(tasks, path: str, label: str) -> Counter:
     """The held-out facts that the ``fact`` lines of a back-test output file cover."""
+    from winellbot.bench.backtest import read_suggestions
     from winellbot.bench.score import THRESHOLD, LexicalJudge
 
     judge, lines = LexicalJudge(), {}
-    with open(path, encoding="utf-8") as fh:
-        for row in map(json.loads, fh):
-            lines.setdefault(row["task"], []).append(row.get("fact") or row.get("text") or "")
+    for row in read_suggestions(path):
+        lines.setdefault(row["task"], []).append(row.get("fact") or row.get("text") or "")
     covered = sum(any(judge.recall(f.text, line) >= THRESHOLD for line in lines.get(t.id, ())) for t in tasks
                   for f in t.held_out)
     return Counter({label: covered})
