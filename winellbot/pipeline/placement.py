@@ -180,10 +180,7 @@ class SectionPlacer:
         "Invasion of Salvador (1624–1625)") does not compete for a text that names years, none of them
         in its span, while another section may take the text.
         """
-        passed = self._dated_apart(text, among)
-        if passed:
-            among = [sec.path for sec in self._sections
-                     if sec.path not in passed and (among is None or sec.path in among)]
+        passed, among = self._dated_apart(text, among)
         near = self._window_tokens(text, document_text) if document_text and "around" in self._uses else None
         weights = self.in_source if near else self.alone
         best, best_score, best_terms, second, second_path = (), -math.inf, {}, -math.inf, None
@@ -215,16 +212,20 @@ class SectionPlacer:
             reason += f", {len(passed)} section(s) dated apart from its years passed over"
         return Placement(best, round(best_score, 4), reason + ")", round(best_score - second, 4), second_path)
 
-    def _dated_apart(self, text: str, among: Collection[SectionPath] | None) -> set[SectionPath]:
-        """The competing sections whose headings' years exclude every year ``text`` names; none where
-        the text names no year or no other section would be left."""
+    def _dated_apart(self, text: str, among: Collection[SectionPath] | None
+                     ) -> tuple[set[SectionPath], Collection[SectionPath] | None]:
+        """The competing sections whose headings' years exclude every year ``text`` names, and the
+        sections left to compete; none passed over (``among`` as given) where the text names no year
+        or no other section would be left."""
         years = years_of(text) if self._spans else []
         if not years:
-            return set()
+            return set(), among
         competing = [sec.path for sec in self._sections if among is None or sec.path in among]
         apart = {path for path in competing if (span := self._spans.get(path))
                  and not any(a <= span[1] and span[0] <= b for a, b in years)}
-        return apart if len(apart) < len(competing) else set()
+        if len(apart) == len(competing):
+            return set(), among
+        return apart, [path for path in competing if path not in apart]
 
     def evidence(self, text: str, context: str = "", document_text: str = "", *,
                  near: frozenset[str] | None = None, terms: set[str] | None = None,
