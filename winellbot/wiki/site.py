@@ -44,9 +44,7 @@ def prepare_pywikibot(config_dir: str | os.PathLike[str], *, user_config: str = 
     path = folder / USER_CONFIG
     if not path.exists():
         # Written aside and linked in whole: a job started beside this one finds it complete or not at all.
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{USER_CONFIG}.")  # mode 600
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(user_config or "# written by winellbot.wiki.site.prepare_pywikibot\n")
+        tmp = _written_aside(path, user_config or "# written by winellbot.wiki.site.prepare_pywikibot\n")
         try:
             os.link(tmp, path)
         except FileExistsError:
@@ -204,6 +202,15 @@ def _apply_throttle(site: APISite, throttle: float | None) -> None:
         site.throttle.mindelay = min(site.throttle.mindelay, throttle)
 
 
+def _written_aside(path: Path, text: str) -> str:
+    """``text`` written to a new mode-600 file beside ``path`` (its name hidden), to be linked or moved
+    over ``path`` in whole; returns that file's path."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    return tmp
+
+
 def _store_password(family: str, username: str, password: str, app: str | None) -> None:
     """Upsert one line for (family, user) in the mode-600 password file and point Pywikibot at it.
 
@@ -224,9 +231,6 @@ def _store_password(family: str, username: str, password: str, app: str | None) 
         lines = path.read_text("utf-8").splitlines() if path.exists() else []
         if entry not in lines or len([line for line in lines if line.startswith(prefix)]) > 1:
             lines = [line for line in lines if not line.startswith(prefix)] + [entry]
-            tmp_fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{PASSWORD_FILE}.")  # mode 600
-            with os.fdopen(tmp_fd, "w", encoding="utf-8") as handle:
-                handle.write("\n".join(lines) + "\n")
-            os.replace(tmp, path)
+            os.replace(_written_aside(path, "\n".join(lines) + "\n"), path)
     os.chmod(path, 0o600)
     config.password_file = str(path)
