@@ -13,7 +13,7 @@ need=()
 packages=(mediawiki php-cli php-sqlite3 php-intl php-mbstring php-xml)
 # The tests render the demo's pages in a real browser (headless chromium), and run the state on a
 # real MariaDB server of their own (tests/mariadb.py starts it unprivileged: no system service is used).
-case ",${extras}," in *,dev,*) packages+=(chromium mariadb-server) ;; esac
+case ",${extras}," in *,dev,*) packages+=(chromium chromium-driver mariadb-server) ;; esac
 for pkg in "${packages[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done

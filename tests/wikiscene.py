@@ -69,6 +69,9 @@ def settings_for(local_wiki, tmp_path: Path, watchlist: str, shutoff: str) -> Se
     # The scene's towns differ only by a made-up name; the acceptability score's estimate moves with
     # it. These tests are about the wiki, so its bar is 0 (tests/test_acceptability.py tests the bar).
     s.pipeline.acceptability_threshold = 0.0
+    # These tests are about posting as the bot did before the review page (tests/test_review_wiki.py
+    # tests the reviewed mode, where nothing is posted before a reviewer approves it).
+    s.review.mode = "direct"
     return s
 
 

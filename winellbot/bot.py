@@ -35,10 +35,11 @@ from winellbot.outcomes.tracker import OutcomeCheck
 from winellbot.outcomes.verdicts import ReviewSync
 from winellbot.pipeline.pipeline import propose_checked
 from winellbot.posting import PostPlan, PostPlanner, resolve_style
-from winellbot.state.db import State
+from winellbot.state.db import Measured, State
 from winellbot.state.leases import LeaseLost, Leases
 from winellbot.state.outcomes import OutcomeStore
 from winellbot.state.posts import PostClaims
+from winellbot.state.reviews import ReviewStore
 from winellbot.wiki import render
 from winellbot.wiki.exclusion import exclusion
 
@@ -73,10 +74,14 @@ class WinellBot:
         self.dry_run = dry_run
         self.clients = clients  # model clients: told the run id, so their calls are recorded against it
         self.leases: Leases | None = None  # the pages this job claimed, on a state shared by several jobs
+        self.approved_only = False  # this run only posts what reviewers approved (no search, no checks)
 
     # -- the cycle -------------------------------------------------------
     def run(self, titles: list[str] | None = None, *, force: bool = False,
-            stop: threading.Event | None = None) -> CycleReport:
+            stop: threading.Event | None = None, approved_only: bool = False) -> CycleReport:
+        """One cycle; ``approved_only``: only post what reviewers approved (a running job between its
+        cycles), with the same run record, leases, claims and safety checks as a whole cycle."""
+        self.approved_only = approved_only
         run_id = self.state.start_run(self.settings.pipeline.backend)
         report = CycleReport(run_id)
         for client in self.clients:
@@ -87,6 +92,10 @@ class WinellBot:
             self._record_input_problems(run_id)
             if not self.dry_run and not self.writer.shutoff_allows():
                 raise ShutoffError(f"the shutoff page {self.settings.wiki.shutoff} does not say 'run'")
+            if approved_only:
+                todo = self._approved_pages()
+                self._work(report, todo, {}, stop)
+                return report
             if titles is None:
                 titles = self.reader.watched_titles(self.settings.wiki.optin_template,
                                                     self.settings.wiki.watchlist_page or None, [])
@@ -96,6 +105,9 @@ class WinellBot:
             todo = self._due(titles, force)[: self.settings.schedule.max_pages_per_cycle]
             self.check_outcomes(report)
             self._work(report, todo, seen, stop)
+            if not self.dry_run and not report.stopped:  # approved since, on pages not due now
+                self.approved_only = True
+                self._work(report, [t for t in self._approved_pages() if t not in report.pages], {}, stop)
         except ShutoffError as exc:
             report.stopped = f"shutoff: {exc}"
             report.counter["shutoff"] += 1
@@ -191,10 +203,11 @@ class WinellBot:
             if why:
                 raise PostingRefused(f"{title}: {why} (on the article)")
             article = parse_article(title, wikitext, revid=revid, timestamp=timestamp)
-            result = self.treat(report.run_id, article)
-            report.results[title] = result
-            report.counter["suggestions"] += len(result.suggestions)
-            report.counter["held"] += sum(1 for s in result.suggestions if s.blocked)
+            if not self.approved_only:
+                result = self.treat(report.run_id, article)
+                report.results[title] = result
+                report.counter["suggestions"] += len(result.suggestions)
+                report.counter["held"] += sum(1 for s in result.suggestions if s.blocked)
             if not self.dry_run:
                 if self.leases is not None and not self.leases.holds(title):
                     raise LeaseLost(f"{title}: this job's lease ran out; the page is left to the job that took it")
@@ -217,7 +230,8 @@ class WinellBot:
             self.state.record_error(report.run_id, title, "internal", f"{type(exc).__name__}: {exc}")
             log.exception("%s: internal error", title)
             return
-        self._reschedule(title, revid)
+        if not self.approved_only:  # a post of approved suggestions is not a check of the page
+            self._reschedule(title, revid)
 
     def _reschedule(self, title: str, revid: int | None) -> None:
         now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
@@ -233,9 +247,27 @@ class WinellBot:
         since = since_for(self.settings, row.get("last_checked"))
         result = propose_checked(self.pipeline, self.gates, article, DatedSearch(self.search, since), self.fetcher,
                                  limit=self.settings.pipeline.max_suggestions, since=since)
-        self.state.record_result(run_id, article.title, result)
+        self.state.record_result(run_id, article.title, result, self._measured(article, result))
         self.record_sources(result)
         return result
+
+    def _measured(self, article: Article, result: PipelineResult) -> dict[str, Measured]:
+        """Each suggestion's acceptability estimate and measurements, kept for the review queue."""
+        wiki = self._wiki_name()
+        out = {}
+        for s in result.suggestions:
+            if s.blocked:
+                continue
+            estimate = next((f.value for f in s.findings if f.gate == "acceptability" and f.value is not None), None)
+            out[s.id] = Measured(estimate, features(article, s), wiki)
+        return out
+
+    def _wiki_name(self) -> str:
+        site = getattr(self.writer, "site", None)
+        try:
+            return site.hostname() if site is not None else ""
+        except Exception:  # a site that cannot say its host name is recorded without one
+            return ""
 
     def record_sources(self, result: PipelineResult) -> None:
         """Put every source the navigator chose to read in state, so each run's sources can be seen.
@@ -262,7 +294,7 @@ class WinellBot:
         """
 
         title = article.title
-        pending = [s for s in self.state.pending(title) if not s.blocked]
+        pending, approvals = self._postable(article, opted_in)
         if not pending:
             return None
         p = self.settings.posting
@@ -284,14 +316,18 @@ class WinellBot:
         if not plan.post:
             return None
         ids = [s.id for s in plan.post]
+        plan = dataclasses.replace(plan, notes={sid: dataclasses.replace(n, reviewer=approvals.get(sid, ""))
+                                                for sid, n in plan.notes.items()})
         if opted_in:
             section = render.default_section_title(dt.date.today().isoformat())
             body = render.render_section(plan.post, bot_user=user, style=style, notes=plan.notes)
-            outcome = self.writer.post_talk_section(title, section, body, ids)
+            outcome = self.writer.post_talk_section(title, section, body, ids,
+                                                    unreviewed=[i for i in ids if i not in approvals])
         else:
             body = "".join(render.render_queue_entry(s, bot_user=user, style=style, notes=plan.notes.get(s.id))
                            for s in plan.post)
-            outcome = self.writer.post_queue(self.queue_page(title), body, ids, article=title)
+            outcome = self.writer.post_queue(self.queue_page(title), body, ids, article=title,
+                                             unreviewed=[i for i in ids if i not in approvals])
         _pause_for_tests("WINELLBOT_PAUSE_AFTER_WRITE")
         # Also when everything was there already: a job killed between the post and the listing left
         # the page unlisted (listing is idempotent).
@@ -313,6 +349,29 @@ class WinellBot:
         log.info("%s: %s, %d posted to %s, %d already there", title, outcome.mode, len(outcome.posted_ids),
                  outcome.target, len(outcome.skipped_ids))
         return outcome.target if outcome.posted_ids else None
+
+    def _postable(self, article: Article, opted_in: bool) -> tuple[list, dict[str, str]]:
+        """The page's suggestions that may be posted now, and who approved each. Direct mode: every pending one. Reviewed mode: those whose
+        approval is recorded (an ``approved`` status without one is never posted); and, where the
+        article's opt-in template says ``review=no``, the pending ones the acceptability bar passes."""
+        title = article.title
+        if self.settings.review.mode == "direct":
+            return [s for s in self.state.pending(title) if not s.blocked], {}
+        approved = [self.state.load_suggestion(r) for r in self.state.suggestions(page=title, status="approved")]
+        approvals = ReviewStore(self.state).approvals([s.id for s in approved])
+        postable = [s for s in approved if s.id in approvals and not s.blocked]
+        if opted_in and self.writer.asks_unreviewed(title):
+            gate = next((g for g in getattr(self.gates, "gates", ()) if g.name == "acceptability"), None)
+            rows = {r["id"]: r for r in self.state.suggestions(page=title, status="proposed")}
+            postable += [s for s in self.state.pending(title) if not s.blocked
+                         and (gate is None or gate.passes(rows[s.id].get("estimate")))]
+        return postable, approvals
+
+    def _approved_pages(self) -> list[str]:
+        """Articles with approved suggestions waiting to be posted (none in the direct mode)."""
+        if self.settings.review.mode != "reviewed":
+            return []
+        return ReviewStore(self.state).approved_pages()[: self.settings.schedule.max_pages_per_cycle]
 
     def _claim_posts(self, title: str, plan: PostPlan, report: CycleReport | None) -> PostPlan:
         """With several jobs on the state, claim the planned posts first (state/posts.py): the caps

@@ -70,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     from winellbot.bench import fit
 
     fit.register(sub)
+    from winellbot.review.cli import register as register_review
+
+    register_review(sub, _common)
     return parser
 
 
@@ -134,6 +137,10 @@ def _dispatch(args: argparse.Namespace, rest: list[str]) -> int:
         return run_outcomes(args, settings)
     if args.command == "state":
         return _state_copy(args, settings)
+    if args.command == "review":
+        from winellbot.review.cli import run as run_review
+
+        return run_review(args, settings)
     if args.command == "status":
         return commands.status(settings, as_json=args.json)
     if args.command == "run":

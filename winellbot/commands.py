@@ -96,7 +96,8 @@ def build_bot(settings: Settings, state: State, *, dry_run: bool = False, wiki=N
         state=state, reader=wiki.reader, writer=wiki.writer,
         pipeline=factory.build_pipeline(settings, state=state, client=client, editor_client=editor_client),
         search=factory.build_search(settings, agent), fetcher=factory.build_fetcher(settings, state, agent),
-        gates=factory.build_gates(settings, state, client=client), settings=settings, dry_run=dry_run,
+        gates=factory.build_gates(settings, state, client=client, for_review=settings.review.mode == "reviewed"),
+        settings=settings, dry_run=dry_run,
         clients=tuple(c for c in (client, editor_client) if c is not None),
     )
 
@@ -156,7 +157,15 @@ def run_forever(settings: Settings, args: list[str]) -> int:
             bot = build_bot(settings, state, wiki=wiki)
             print_report(bot.run(titles, stop=stop))
 
-        CycleScheduler(cycle, interval_minutes=settings.schedule.interval_minutes).serve()
+        def post_approved(stop: threading.Event) -> None:
+            from winellbot.state.reviews import ReviewStore
+
+            if ReviewStore(state).approved_pages():  # a run record only when something was approved
+                print_report(build_bot(settings, state, wiki=wiki).run(stop=stop, approved_only=True))
+
+        reviewed = settings.review.mode == "reviewed"
+        CycleScheduler(cycle, interval_minutes=settings.schedule.interval_minutes,
+                       poll=post_approved if reviewed else None, poll_seconds=settings.review.poll_seconds).serve()
     return 0
 
 

@@ -213,6 +213,26 @@ class PostingSettings:
 
 
 @dataclass
+class ReviewSettings:
+    """Reviewed before posted (winellbot/review/, docs/review.md)."""
+
+    # "reviewed": a suggestion the gates pass waits in the review queue and reaches the wiki only once a
+    # reviewer approves it (an article whose opt-in template says review=no is posted directly);
+    # "direct": posted as soon as the gates pass it, as before the review page existed.
+    mode: str = setting("reviewed", choices=("reviewed", "direct"))
+    depth: int = setting(3, at_least=1, at_most=50)  # per article, at most this many suggestions open in the queue at once, best estimate first
+    # Wiki groups or rights, any one of which lets a logged-in user decide (blocked users never may).
+    reviewers: list[str] = setting(factory=lambda: ["autoconfirmed"])
+    poll_seconds: float = setting(20.0, at_least=1, at_most=3600)  # how often a running job posts what reviewers approved
+    # The wiki's index.php for OAuth 1.0a (Extension:OAuth); empty: beside [wiki] api_url. The consumer's key
+    # and secret come from WINELLBOT_OAUTH_KEY and WINELLBOT_OAUTH_SECRET.
+    oauth_url: str = ""
+    # Logging in with the wiki's own login API (username and password) instead of OAuth: honoured only
+    # for a wiki on 127.0.0.1 (the demo and the tests), refused for any other.
+    local_login: bool = True
+
+
+@dataclass
 class LoggingSettings:
     file: str = ""  # a log file, rotated by size; empty: stderr only (``--log-file`` overrides)
     level: str = setting("info", choices=("debug", "info", "warning", "error"))  # what goes to the file
@@ -230,6 +250,7 @@ class Settings:
     state: StateSettings = field(default_factory=StateSettings)
     logging: LoggingSettings = field(default_factory=LoggingSettings)
     posting: PostingSettings = field(default_factory=PostingSettings)
+    review: ReviewSettings = field(default_factory=ReviewSettings)
 
     @property
     def bot_password(self) -> str:

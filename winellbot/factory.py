@@ -173,14 +173,16 @@ def build_local_editor(settings: Settings, state: State | None, run_id: int | No
     return LocalEditor(local_client(chosen, state=state, run_id=run_id), **copy_decoding(chosen))
 
 
-def build_gates(settings: Settings, state: State | None, client=None):
-    """The gate chain; with a model ``client`` it includes the model's support judge."""
+def build_gates(settings: Settings, state: State | None, client=None, *, for_review: bool = False):
+    """The gate chain; with a model ``client`` it includes the model's support judge. ``for_review``
+    (the bot in the reviewed mode): the acceptability score orders the review queue and holds nothing
+    on its own; the back-test and the fits keep the bar, which is what a post without review gets."""
     judge_model = settings.llm.stage_models.get("judge", "") if client is not None else ""
     p = settings.pipeline
     return default_gates(state=state, client=client, judge_model=judge_model, language=settings.wiki.language,
                          acceptability_path=p.acceptability_model or None,
                          acceptability_threshold=None if p.acceptability_threshold < 0 else p.acceptability_threshold,
-                         backend=p.backend)
+                         backend=p.backend, acceptability_holds=not for_review)
 
 
 @dataclass
@@ -211,5 +213,5 @@ def build_wiki(settings: Settings, state_dir: Path) -> Wiki:
 
     writer = WikiWriter(site, bot_user=w.username, shutoff_page=w.shutoff,
                         new_section_interval_days=w.new_section_interval_days, message_type=w.message_type,
-                        optin_template=w.optin_template)
+                        optin_template=w.optin_template, reviewed=settings.review.mode == "reviewed")
     return Wiki(site, WikiReader(site, optin_template=w.optin_template), writer)

@@ -327,6 +327,23 @@ $wgShowExceptionDetails = true;
         self.admin().call(action="protect", title=title, protections=f"edit={level}|move={level}",
                           expiry="infinite", reason="fixture")
 
+    def create_user(self, name: str, password: str, *, groups: tuple[str, ...] = ()) -> None:
+        """An ordinary account (a reviewer of the demo or the tests), in ``groups`` besides the implicit
+        ones (a new account is autoconfirmed at once on a default MediaWiki); a no-op for one that exists."""
+        args = [f"--custom-groups={','.join(groups)}"] if groups else []
+        try:
+            self._maintenance("createAndPromote.php", *args, name, password)
+        except WikiError as exc:
+            if "already exists" not in str(exc):
+                raise
+
+    def block(self, name: str, reason: str = "fixture") -> None:
+        """Block a user (as the admin)."""
+        self.admin().call(action="block", user=name, expiry="infinite", reason=reason)
+
+    def unblock(self, name: str) -> None:
+        self.admin().call(action="unblock", user=name, reason="fixture")
+
     def revoke_bot_login(self) -> None:
         """Invalidate the bot's BotPasswords and sessions: its login is lost and cannot be regained."""
         self._maintenance("invalidateBotPasswords.php", "--user", self.bot_user)

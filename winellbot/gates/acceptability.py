@@ -115,19 +115,30 @@ class Acceptability:
 
 class AcceptabilityGate(Gate):
     """Every suggestion gets its estimate (an ``info`` finding with the value); below the model's
-    threshold (or ``threshold``, when given) it is held."""
+    threshold (or ``threshold``, when given) it is held, unless ``holds`` is false: in the reviewed
+    mode the estimate orders the review queue and a reviewer decides, so nothing is held on it alone
+    (the finding says it is below the bar; a post made without review applies the bar: :meth:`passes`)."""
 
     name = "acceptability"
 
-    def __init__(self, model: Acceptability | None = None, *, threshold: float | None = None) -> None:
+    def __init__(self, model: Acceptability | None = None, *, threshold: float | None = None,
+                 holds: bool = True) -> None:
         self.model = model
         self.threshold = threshold if threshold is not None else (model.threshold if model else 0.0)
+        self.holds = holds
 
     def check(self, article: Article, suggestion: Suggestion) -> list[GateFinding]:
         if self.model is None:
             return []
         p = self.model.estimate(features(article, suggestion))
         if p < self.threshold:
+            if not self.holds:
+                return [GateFinding(self.name, "info", f"estimated chance an editor uses it: {p:.2f}, below the bar "
+                                                       f"({self.threshold:.2f}) for posting without review", value=p)]
             return [GateFinding(self.name, "hold", f"an editor would likely not use it: estimate {p:.2f}, "
                                                    f"below {self.threshold:.2f}", value=p)]
         return [GateFinding(self.name, "info", f"estimated chance an editor uses it: {p:.2f}", value=p)]
+
+    def passes(self, estimate: float | None) -> bool:
+        """Whether a suggestion with this estimate may be posted without a reviewer (no model: yes)."""
+        return self.model is None or estimate is None or estimate >= self.threshold

@@ -31,6 +31,7 @@ def default_gates(
     acceptability_path: str | Path | None = None,
     acceptability_threshold: float | None = None,
     backend: str = "offline",
+    acceptability_holds: bool = True,
 ) -> GateChain:
     """The standard chain: sources, hostile, language, the editorial gates (clarity, furniture, tone,
     primary, novelty), subject, support, copying, style, duplicates, acceptability (+ the judge with a
@@ -42,7 +43,8 @@ def default_gates(
     name TOML files that add to or override the shipped domain and word lists; ``language`` is the
     wiki's (ISO 639-1): text in another is held; ``acceptability_path`` an operator's fitted
     acceptability model instead of the shipped one, ``acceptability_threshold`` a bar instead of the model's;
-    ``backend`` the pipeline's (the score weighs only suggestions of the backend it was fitted on).
+    ``backend`` the pipeline's (the score weighs only suggestions of the backend it was fitted on);
+    ``acceptability_holds`` false: the score holds nothing on its own (the reviewed mode: it orders the queue).
     """
     gates: list[Gate] = [
         SourcesGate(extra_path=domains_path),
@@ -58,7 +60,8 @@ def default_gates(
         CopyingGate(),
         StyleGate(extra_path=words_path),
         DuplicatesGate(state=state),
-        AcceptabilityGate(Acceptability.for_backend(acceptability_path, backend), threshold=acceptability_threshold),
+        AcceptabilityGate(Acceptability.for_backend(acceptability_path, backend), threshold=acceptability_threshold,
+                          holds=acceptability_holds),
     ]
     if client is not None:
         at = next(i for i, g in enumerate(gates) if isinstance(g, SupportGate)) + 1

@@ -14,7 +14,8 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 import sqlite_utils
@@ -31,7 +32,17 @@ BUSY_TIMEOUT_MS = 30_000  # a reader (status) or a dry run waits this long for a
 NETWORK_FILESYSTEMS = frozenset({"nfs", "nfs4", "cifs", "smb3", "smbfs", "ncpfs", "afs", "ceph", "glusterfs",
                                  "fuse.glusterfs", "fuse.sshfs", "fuse.s3fs", "9p", "lustre", "gpfs", "beegfs",
                                  "fuse.cephfs", "virtiofs"})
-SUGGESTION_STATUSES = ("proposed", "held", "posted", "accepted", "rejected", "withdrawn")
+SUGGESTION_STATUSES = ("proposed", "approved", "held", "posted", "accepted", "rejected", "withdrawn")
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What the bot measured of a new suggestion, kept for the review queue (state/reviews.py): the
+    acceptability estimate, the measurements it was made from, and the wiki the suggestion is for."""
+
+    estimate: float | None = None
+    features: dict | None = None
+    wiki: str = ""
 
 
 def now() -> str:
@@ -218,8 +229,10 @@ class State:
         return out
 
     # -- pipeline output ---------------------------------------------------
-    def record_result(self, run_id: int, page: str, result: PipelineResult) -> None:
-        """Store decisions, navigation steps, kept updates and new suggestions in one transaction."""
+    def record_result(self, run_id: int, page: str, result: PipelineResult,
+                      measured: Mapping[str, Measured] | None = None) -> None:
+        """Store decisions, navigation steps, kept updates and new suggestions in one transaction;
+        ``measured`` gives new suggestions (by id) their estimate, measurements and wiki."""
         with self.db.atomic():
             for step in result.steps:
                 self.db["steps"].insert({"run_id": run_id, "page": page, "query": step.query,
@@ -237,14 +250,15 @@ class State:
                                                "event_date": u.event_date, "score": u.score,
                                                "reason": u.reason}, pk="key")
             for s in result.suggestions:
-                self._insert_suggestion(run_id, s)
+                self._insert_suggestion(run_id, s, (measured or {}).get(s.id))
             for message in result.errors:
                 self._error(run_id, page, "pipeline", message)
 
-    def _insert_suggestion(self, run_id: int, s: Suggestion) -> None:
+    def _insert_suggestion(self, run_id: int, s: Suggestion, m: Measured | None = None) -> None:
         if self.db["suggestions"].count_where("id = ?", [s.id]):
             return  # proposed before: its lifecycle (posted, rejected ...) is kept as it is
         e = s.edit
+        m = m or Measured()
         self.db["suggestions"].insert({
             "id": s.id, "run_id": run_id, "page": s.article_title, "revid": s.revid,
             "section": " > ".join(s.section_path), "paragraph_index": s.paragraph_index,
@@ -254,6 +268,8 @@ class State:
             "citation": json.dumps(e.citation.__dict__),
             "quote": s.update.quote, "url": s.update.document.url,
             "status": "held" if s.blocked else "proposed", "created": now(), "updated": now(),
+            "estimate": m.estimate, "features": json.dumps(m.features) if m.features is not None else None,
+            "wiki": m.wiki or None,
         })
         self._insert_findings(s.id, s.findings)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from winellbot.state.outcomes import migrate_006
+from winellbot.state.reviews import migrate_010
 
 
 def _m001_initial(schema) -> None:
@@ -105,6 +106,12 @@ def _m009_long_source_urls(schema) -> None:
     schema.unbounded_key("sources", "url")
 
 
+def _m010_review(schema) -> None:
+    # Reviewed before posted (winellbot/state/reviews.py): each suggestion's acceptability estimate and
+    # the measurements behind it, the wiki it is for, and every reviewer's decision.
+    migrate_010(schema)
+
+
 MIGRATIONS: list[tuple[str, Callable[..., None]]] = [
     ("001_initial", _m001_initial),
     ("002_post_links", _m002_post_links),
@@ -115,4 +122,5 @@ MIGRATIONS: list[tuple[str, Callable[..., None]]] = [
     ("007_leases", _m007_leases),
     ("008_post_claims", _m008_post_claims),
     ("009_long_source_urls", _m009_long_source_urls),
+    ("010_review", _m010_review),
 ]

@@ -60,13 +60,15 @@ class Notes:
 
     ``fact``: the new fact in one short line; ``may_replace``: an article sentence it may make
     out of date; ``also_reported``: other sources of the same fact; ``references``: the article's
-    named references by name, so that a preview reusing one (``<ref name="x" />``) carries it.
+    named references by name, so that a preview reusing one (``<ref name="x" />``) carries it;
+    ``reviewer``: the user who approved it on the review page (the reviewed mode), named in the post.
     """
 
     fact: str = ""
     may_replace: str = ""
     also_reported: tuple[Citation, ...] = ()
     references: Mapping[str, str] = field(default_factory=dict)
+    reviewer: str = ""
 
 
 def render_suggestion(s: Suggestion, *, bot_user: str, heading: str | None = None, notes: Notes | None = None,
@@ -87,6 +89,9 @@ def render_suggestion(s: Suggestion, *, bot_user: str, heading: str | None = Non
     if why:
         label = "Why this section" if style == "fact" else "Why"
         lines.append(f"'''{label}:''' {escape_text(in_words(why))}")
+    if notes.reviewer:
+        lines.append(f"'''Checked by a person:''' {_user_link(notes.reviewer)} read this suggestion on the bot's "
+                     "review page and approved it for posting here.")
     if s.findings:
         lines.append("'''Automated checks:'''")
         lines += [f"* {escape_text(f.gate)} ({escape_text(f.severity)}): {escape_text(f.message)}"
@@ -323,6 +328,13 @@ def _article_link(title: str) -> str:
     if re.search(r"[\[\]{}<>|#~%&\n]", title) or not title.strip():
         return escape_text(title)
     return f"[[:{title.strip()}]]"
+
+
+def _user_link(name: str) -> str:
+    """A link to a user's page, or the name as plain text where it could carry markup."""
+    if re.search(r"[\[\]{}<>|#~%&\n:/]", name) or not name.strip():
+        return escape_text(name)
+    return f"[[User:{name.strip()}|{escape_text(name.strip())}]]"
 
 
 def _revision_note(s: Suggestion) -> str:

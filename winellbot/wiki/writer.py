@@ -46,6 +46,9 @@ from winellbot.wiki.render import (
 )
 
 RUN_WORD = "run"
+# The opt-in template's parameter by which an article's editors ask for its suggestions without review.
+REVIEW_PARAM = "review"
+UNREVIEWED_VALUES = frozenset({"no", "off", "direct", "none"})
 NEW_SECTION_TAG = "[new section]"
 _HEADING = re.compile(r"(?m)^(={1,6})[^\n]*?\1[ \t]*$")
 
@@ -89,8 +92,9 @@ class WikiWriter:
     def __init__(self, site, *, bot_user: str, shutoff_page: str,
                  allowed_userspace_prefix: str | None = None, new_section_interval_days: float = 7,
                  edit_summary_prefix: str = "winellbot: article update suggestions for human review",
-                 message_type: str = "winellbot", optin_template: str | None = None) -> None:
+                 message_type: str = "winellbot", optin_template: str | None = None, reviewed: bool = False) -> None:
         self.site = site
+        self.reviewed = reviewed
         self.optin_template = optin_template
         self._optin_names: frozenset[str] | None = None
         self.bot_user = bot_user
@@ -111,18 +115,18 @@ class WikiWriter:
     # -- public ------------------------------------------------------------
     @guarded(lambda self, article_title, *a, **k: f"posting to the talk page of {article_title}")
     def post_talk_section(self, article_title: str, section_title: str, body: str,
-                          suggestion_ids: list[str] | tuple[str, ...]) -> PostResult:
+                          suggestion_ids: list[str] | tuple[str, ...], *, unreviewed=()) -> PostResult:
         """Post ``body`` (from ``render_section``) under a new heading on the article's talk page.
 
         Suggestions already on the page are left out; inside the new-section
         interval they are appended to the bot's latest section instead, or the
-        post is deferred when there is none.
+        post is deferred when there is none. ``unreviewed``: the ids no reviewer approved.
         """
         head, blocks, tail = self._blocks(body, suggestion_ids)
         self.check_article(article_title)
         for attempt in range(2):
             page = self._talk_page(article_title)
-            text = self._opted_in_talk(page, article_title)
+            text = self._opted_in_talk(page, article_title, unreviewed=bool(unreviewed))
             new_blocks, skipped = _unposted(blocks, text)
             ids = tuple(i for i, _ in new_blocks)
             if not new_blocks:
@@ -147,9 +151,13 @@ class WikiWriter:
 
     @guarded(lambda self, queue_page, *a, **k: f"posting to {queue_page}")
     def post_queue(self, queue_page: str, body: str, suggestion_ids: list[str] | tuple[str, ...], *,
-                   article: str | None = None) -> PostResult:
+                   article: str | None = None, unreviewed=()) -> PostResult:
         """Append queue entries (from ``render_queue_entry``) to a page in the bot's userspace;
-        with ``article``, only while that article exists and does not exclude the bot."""
+        with ``article``, only while that article exists and does not exclude the bot. In the
+        reviewed mode every entry needs a reviewer's approval (``unreviewed`` must be empty)."""
+        if self.reviewed and unreviewed:
+            raise PostingRefused(f"{queue_page}: {len(unreviewed)} suggestion(s) without a reviewer's approval; "
+                                 "nothing posted")
         head, blocks, tail = self._blocks(body, suggestion_ids)
         if article is not None:
             self.check_article(article)
@@ -326,25 +334,52 @@ class WikiWriter:
             talk = target
         return talk
 
-    def _opted_in_talk(self, page, article_title: str) -> str:
+    def _opted_in_talk(self, page, article_title: str, *, unreviewed: bool = False) -> str:
         """The talk page's text, read now, if a post may go there: the talk page or the article
         carries the opt-in template at this moment; a talk page that does not exist is created only
         for an article that carries it itself (a deleted talk page is not brought back on an opt-in
-        it no longer shows). Else ``PostingRefused``."""
+        it no longer shows). With ``unreviewed`` in the reviewed mode, the template must also say
+        ``review=no`` now. Else ``PostingRefused``."""
         text = page.get(force=True) if page.exists() else ""
-        if self.optin_template is None or (text and self._carries_optin(text)):
+        if self.optin_template is None:
             return text
-        if self._carries_optin(self._page(article_title).get(force=True)):
-            return text
-        where = "the talk page or the article" if text else "the article (the talk page does not exist)"
-        raise PostingRefused(f"{page.title()}: the opt-in ({{{{{self.optin_template}}}}}) is not on {where} "
-                             "now; nothing posted")
+        article = None
+        if not (text and self._carries_optin(text)):
+            article = self._page(article_title).get(force=True)
+            if not self._carries_optin(article):
+                where = "the talk page or the article" if text else "the article (the talk page does not exist)"
+                raise PostingRefused(f"{page.title()}: the opt-in ({{{{{self.optin_template}}}}}) is not on {where} "
+                                     "now; nothing posted")
+        if unreviewed and self.reviewed:
+            texts = [text, article if article is not None else self._page(article_title).get(force=True)]
+            if not any(self._carries_optin(t, unreviewed=True) for t in texts):
+                raise PostingRefused(f"{page.title()}: suggestions without a reviewer's approval, and the opt-in "
+                                     f"does not say {REVIEW_PARAM}=no; nothing posted")
+        return text
 
-    def _carries_optin(self, text: str) -> bool:
+    @guarded(lambda self, title: f"reading the opt-in of {title}")
+    def asks_unreviewed(self, article_title: str) -> bool:
+        """Whether the opt-in template on the article's talk page or the article says ``review=no`` now."""
+        if self.optin_template is None:
+            return False
+        article = self._page(article_title)
+        talk = self._talk_page(article_title)
+        texts = [talk.get(force=True) if talk.exists() else "", article.get(force=True) if article.exists() else ""]
+        return any(self._carries_optin(t, unreviewed=True) for t in texts)
+
+    def _carries_optin(self, text: str, *, unreviewed: bool = False) -> bool:
+        """Whether ``text`` transcludes the opt-in template (``unreviewed``: one that says ``review=no``)."""
         import mwparserfromhell
 
         names = self._optin_template_names()
-        return any(_template_name(t.name) in names for t in mwparserfromhell.parse(text).filter_templates())
+        for t in mwparserfromhell.parse(text).filter_templates():
+            if _template_name(t.name) not in names:
+                continue
+            if not unreviewed:
+                return True
+            if t.has(REVIEW_PARAM) and str(t.get(REVIEW_PARAM).value).strip().lower() in UNREVIEWED_VALUES:
+                return True
+        return False
 
     def _optin_template_names(self) -> frozenset[str]:
         """The opt-in template's name and those of its redirects, normalised (read once)."""

@@ -1,0 +1,230 @@
+"""The review page: a Flask app where reviewers triage the bot's suggestions, one key per decision.
+
+Routes, in the order a reviewer meets them::
+
+    GET  /login               log in: OAuth (the wiki's Extension:OAuth) or, for a wiki on 127.0.0.1, the wiki's login
+    POST /oauth/start         -> the wiki, to allow the tool      GET /oauth/callback  <- back from it
+    POST /login/local         the wiki's own login (127.0.0.1 only)
+    GET  /queue               the queue, best estimate first; filters: wiki, page, section, status
+    GET  /next                the first suggestion of the queue (with the same filters) not yet decided or skipped
+    GET  /s/<id>              one suggestion as its talk post would show it, beside the section now and the source
+    POST /s/<id>/decide       approve | approve into another section | adopted | reject (reasons) | skip
+    POST /logout
+
+Every page but the login needs a logged-in reviewer; every POST needs the session's CSRF token;
+every decision first reads the reviewer's standing on the wiki (a block or a lost right counts at
+once). The page writes only the state (:class:`winellbot.state.reviews.ReviewStore`); the bot posts
+what was approved. Security headers and cookie settings: :mod:`winellbot.review.security`.
+"""
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from flask import Flask, abort, flash, g, redirect, render_template, request, session, url_for
+
+from winellbot.config import Settings
+from winellbot.errors import WinellbotError
+from winellbot.review import security
+from winellbot.review.present import present
+from winellbot.review.wiki import LoginRefused, WikiAccount
+from winellbot.state.db import State
+from winellbot.state.reviews import REASONS, STATUS_FILTERS, Decision, DecisionError, QueueFilter, ReviewStore
+
+PAGE_SIZE = 50
+FILTERS = ("wiki", "page", "section", "status")
+# One key per action (review.js); the same letters are the buttons' access keys.
+KEYS = {"approve": "a", "move": "m", "adopted": "d", "reject": "r", "skip": "s", "next": "n", "queue": "q"}
+REASON_LABELS = {"not_new": "not new", "insignificant": "insignificant", "off_topic": "off topic",
+                 "unsupported": "unsupported by the source", "wrong_section": "wrong section",
+                 "subjective": "subjective", "unclear": "unclear", "furniture": "page furniture", "too_long": "too long"}
+
+
+def create_app(settings: Settings, *, wiki: WikiAccount | None = None, secret_key: str | None = None) -> Flask:
+    """The review app for the state and wiki of ``settings``."""
+    app = Flask(__name__)
+    app.config.update(security.cookie_settings(), SECRET_KEY=secret_key or security.secret_key(settings))
+    app.extensions["winellbot"] = {"settings": settings, "wiki": wiki or account_for(settings),
+                                   "shared_state": None}
+    security.install(app)
+    app.context_processor(lambda: {"keys": KEYS, "depth": settings.review.depth})
+    _routes(app)
+
+    @app.teardown_appcontext
+    def _close(_exc) -> None:
+        state = g.pop("state", None)
+        if state is not None and state.engine == "sqlite":
+            state.db.conn.close()
+
+    return app
+
+
+def account_for(settings: Settings) -> WikiAccount:
+    import os
+
+    return WikiAccount(settings.wiki.api_url, oauth_url=settings.review.oauth_url,
+                       consumer_key=os.environ.get("WINELLBOT_OAUTH_KEY", ""),
+                       consumer_secret=os.environ.get("WINELLBOT_OAUTH_SECRET", ""),
+                       local_login=settings.review.local_login,
+                       user_agent=f"winellbot-review (User:{settings.wiki.username})")
+
+
+def _ext() -> dict:
+    from flask import current_app
+
+    return current_app.extensions["winellbot"]
+
+
+def _state() -> State:
+    """The state for this request: a SQLite connection of its own, or the one pool of a server."""
+    if "state" not in g:
+        s = _ext()["settings"]
+        if s.state.server_url:
+            if _ext()["shared_state"] is None:
+                _ext()["shared_state"] = State(url=s.state.server_url)
+            g.state = _ext()["shared_state"]
+        else:
+            g.state = State(s.state.path, journal_mode=s.state.journal_mode)
+    return g.state
+
+
+def _filters() -> QueueFilter:
+    values = {k: (request.values.get(k) or "").strip() for k in FILTERS}
+    values["status"] = values["status"] if values["status"] in STATUS_FILTERS else "open"
+    return QueueFilter(**values)
+
+
+def _query(f: QueueFilter) -> str:
+    return urlencode({k: v for k, v in vars(f).items() if v and not (k == "status" and v == "open")})
+
+
+def _routes(app: Flask) -> None:
+    @app.get("/")
+    def index():
+        return redirect(url_for("queue"))
+
+    @app.get("/login")
+    def login():
+        return render_template("login.html", local=_ext()["wiki"].local, oauth=bool(_ext()["wiki"].key))
+
+    @app.post("/oauth/start")
+    def oauth_start():
+        redirect_to, token = _ext()["wiki"].oauth_start()
+        session["request_token"] = list(token)
+        return redirect(redirect_to)
+
+    @app.get("/oauth/callback")
+    def oauth_callback():
+        token = session.pop("request_token", None)
+        if not token:
+            abort(400, "no OAuth handshake was started in this browser")
+        name = _ext()["wiki"].oauth_finish(tuple(token), request.query_string.decode("ascii", "replace"))
+        return _logged_in(name)
+
+    @app.post("/login/local")
+    def local_login():
+        name = _ext()["wiki"].local_login(request.form.get("username", ""), request.form.get("password", ""))
+        return _logged_in(name)
+
+    @app.post("/logout")
+    def logout():
+        session.clear()
+        return redirect(url_for("login"))
+
+    @app.get("/queue")
+    @security.login_required
+    def queue():
+        f, store, depth = _filters(), ReviewStore(_state()), _ext()["settings"].review.depth
+        offset = max(0, request.args.get("offset", 0, type=int))
+        rows = store.queue(f, depth=depth, limit=PAGE_SIZE, offset=offset, reviewer=session["user"])
+        total = store.count(f, depth=depth, reviewer=session["user"])
+        return render_template("queue.html", rows=rows, total=total, offset=offset, page_size=PAGE_SIZE, f=f,
+                               facets=store.facets(), statuses=list(STATUS_FILTERS), query=_query(f), keys=KEYS)
+
+    @app.get("/next")
+    @security.login_required
+    def next_item():
+        f = _filters()
+        rows = ReviewStore(_state()).queue(f, depth=_ext()["settings"].review.depth, limit=1,
+                                           reviewer=session["user"])
+        if not rows:
+            flash("Nothing left to review here.")
+            return redirect(url_for("queue") + ("?" + _query(f) if _query(f) else ""))
+        return redirect(url_for("item", suggestion_id=rows[0]["id"]) + ("?" + _query(f) if _query(f) else ""))
+
+    @app.get("/s/<suggestion_id>")
+    @security.login_required
+    def item(suggestion_id: str):
+        shown = _shown(suggestion_id)
+        return render_template("item.html", s=shown, f=_filters(), query=_query(_filters()), keys=KEYS,
+                               reasons=[(r, REASON_LABELS[r], str(i + 1)) for i, r in enumerate(REASONS)])
+
+    @app.post("/s/<suggestion_id>/decide")
+    @security.login_required
+    def decide(suggestion_id: str):
+        user = session["user"]
+        ok, why = _ext()["wiki"].standing(user).may_review(_ext()["settings"].review.reviewers)
+        if not ok:
+            abort(403, why)
+        asked = request.form.get("verdict", "")
+        verdict, section = asked, None
+        if asked == "move":  # approve into another section: the outline's path, as the form gives it
+            verdict, section = "approve", tuple(p for p in request.form.get("section", "").split(" > ") if p)
+        reasons = tuple(request.form.getlist("reasons")) if verdict == "reject" else ()
+        try:
+            done = ReviewStore(_state()).decide(Decision(suggestion_id, user, verdict, reasons, section))
+        except DecisionError as exc:
+            abort(400, str(exc))
+        flash(_said(suggestion_id, done, asked) if done.taken else f"Not recorded: {done.why}.")
+        query = _query(_filters())
+        return redirect(url_for("next_item") + ("?" + query if query else ""), code=303)
+
+    @app.errorhandler(LoginRefused)
+    def refused(exc):
+        flash(f"Login refused: {exc}")
+        return render_template("login.html", local=_ext()["wiki"].local, oauth=bool(_ext()["wiki"].key)), 403
+
+    @app.errorhandler(WinellbotError)
+    def failed(exc):
+        return render_template("error.html", code=502, message=str(exc)), 502
+
+    for code in (400, 403, 404):
+        app.register_error_handler(code, lambda exc, code=code: (
+            render_template("error.html", code=code, message=getattr(exc, "description", str(exc))), code))
+
+
+def _logged_in(name: str):
+    ok, why = _ext()["wiki"].standing(name).may_review(_ext()["settings"].review.reviewers)
+    if not ok:
+        raise LoginRefused(why)
+    session.clear()
+    session["user"] = name
+    session["csrf"] = security.new_token()
+    return redirect(url_for("next_item"), code=303)
+
+
+def _shown(suggestion_id: str):
+    state = _state()
+    row = state.suggestion(suggestion_id)
+    if row is None:
+        abort(404, f"no suggestion {suggestion_id}")
+    s = _ext()["settings"]
+    try:
+        current = _ext()["wiki"].article_text(row["page"])
+    except WinellbotError:
+        current = None  # shown from what the state kept; the page says so
+    source = state.source(row["url"]) if row.get("url") else None
+    return present(row, state.load_suggestion(row), bot_user=s.wiki.username, style=s.posting.style,
+                   hostname=_hostname(s), current=current, source_text=(source or {}).get("text"),
+                   reviews=ReviewStore(state).decisions(suggestion_id))
+
+
+def _hostname(settings: Settings) -> str:
+    from urllib.parse import urlsplit
+
+    return urlsplit(settings.wiki.api_url).hostname or ""
+
+
+def _said(suggestion_id: str, done, verdict: str) -> str:
+    what = {"approve": "approved: the bot posts it at its next poll", "move": "approved into the section chosen",
+            "adopted": "recorded as added to the article by you", "reject": "rejected", "skip": "skipped"}
+    return f"Suggestion {suggestion_id[:10]} {what.get(verdict, done.status)}."
