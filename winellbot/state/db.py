@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
+import sqlite3
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,7 +79,10 @@ class State:
                     # file appears, so that a reader finds it without its tables only for moments.
                     # lazy: SQLAlchemy is for new files and servers only (see the module docstring)
                     import winellbot.state.schema  # noqa: F401
-            self.db = sqlite_utils.Database(None if memory else self.path, memory=memory)
+            # One connection, used by whichever thread runs the job's work (a running job's cycles and its
+            # posts of approved suggestions run in the scheduler's threads, one at a time: scheduler.py).
+            self.db = sqlite_utils.Database(sqlite3.connect(self.path, check_same_thread=False)) if not memory \
+                else sqlite_utils.Database(memory=True)
             self.db.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             if not memory:
                 mode = journal_mode_for(self.path) if journal_mode == "auto" else journal_mode
