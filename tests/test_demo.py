@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import lxml.html
@@ -39,7 +40,7 @@ def raw(base: str, title: str) -> str:
 
 
 def run_demo(cwd: Path, *extra: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "winellbot.cli", "demo", "--dir", "demo", "--port", "0", *extra]
+    cmd = [sys.executable, "-m", "winellbot.cli", "demo", "--dir", "demo", "--port", "0", "--review-port", "0", *extra]
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=300, env=env)
 
 
@@ -237,13 +238,55 @@ def test_the_readmes_withdraw_example_works_on_the_demo_as_printed(demo):
     assert done.returncode == 0 and "withdrawn on" in done.stdout, done.stdout + done.stderr
 
 
+def test_what_a_person_approves_on_the_printed_review_page_reaches_the_talk_page(demo):
+    """The review page the demo printed, logged in as it says, one suggestion approved there: the job
+    the demo left running posts it, naming the reviewer, within seconds."""
+    cwd, out, base = demo
+    m = re.search(r"The review page: +(\S+) +\(log in as '([^']+)', password (\S+), ", out)
+    assert m, out[-2000:]
+    url, name, password = m.groups()
+    http = requests.Session()
+
+    def call(method: str, path: str, **data) -> requests.Response:
+        target = url.rstrip("/") + path
+        while True:  # redirects followed here, each with the cookie the answer before it set
+            answer = http.request(method, target, data=data or None, timeout=60, allow_redirects=False)
+            # The session cookie is Secure; browsers send it to http://127.0.0.1 (a loopback origin counts
+            # as secure), requests only over https: it is told to do as browsers do.
+            for cookie in http.cookies:
+                cookie.secure = False
+            if not answer.is_redirect:
+                return answer
+            method, data, target = "GET", {}, requests.compat.urljoin(target, answer.headers["Location"])
+
+    csrf = lxml.html.fromstring(call("GET", "/login").text).xpath('//input[@name="csrf"]/@value')[0]
+    r = call("POST", "/login/local", csrf=csrf, username=name, password=password)
+    assert r.status_code == 200 and "/s/" in r.url, r.text[-1000:]  # sent to the first suggestion
+    item = lxml.html.fromstring(r.text)
+    article = item.xpath('string(//*[@id="article"])')
+    sid = r.url.rsplit("/s/", 1)[1].split("?")[0]
+    call("POST", f"/s/{sid}/decide", csrf=item.xpath('//input[@name="csrf"]/@value')[0], verdict="approve")
+    opted = {a["title"] for a in ARTICLES if a["opt_in"]}
+    where = f"Talk:{article}" if article in opted else f"User:{BOT}/Queue/{article}"
+    deadline = time.time() + 60
+    while time.time() < deadline and f"winellbot-suggestion:{sid}" not in raw(base, where):
+        time.sleep(1)
+    text = raw(base, where)
+    assert text.count(f"<!-- winellbot-suggestion:{sid} -->") == 1, f"not posted on {where} within 60 s"
+    assert f"[[User:{name}|{name}]]" in text
+
+
 def test_the_printed_stop_command_works_as_printed_and_a_second_stop_says_so(demo):
     cwd, out, base = demo
     stop = re.search(r"stop it with: (.+)$", out, re.M).group(1)
+    review = re.search(r"The review page: +(\S+)", out).group(1)
     first = subprocess.run(shlex.split(stop), cwd=cwd, capture_output=True, text=True, timeout=60)
     assert first.returncode == 0 and "stopped the demo wiki" in first.stdout, first.stdout + first.stderr
+    assert "stopped the demo's review page" in first.stdout and "stopped the demo's approved poster" in first.stdout
     with pytest.raises(requests.ConnectionError):
         requests.get(f"{base}/api.php", timeout=5)
+    with pytest.raises(requests.ConnectionError):
+        requests.get(review, timeout=5)
     again = subprocess.run(shlex.split(stop), cwd=cwd, capture_output=True, text=True, timeout=60)
     assert again.returncode == 0 and "was not running" in again.stdout, again.stdout
     script = Path(__file__).resolve().parents[1] / "scripts" / "localwiki.py"  # docs/operating.md's other way

@@ -36,6 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("run", help="long-running: a cycle over the due pages on a schedule")
     _common(p)
+    p.add_argument("--approved-only", action="store_true",
+                   help="no cycles: only post what reviewers approved, every [review] poll_seconds")
     p = sub.add_parser("once", help="one cycle over the due pages, then exit")
     _common(p)
     p.add_argument("--force", action="store_true", help="treat every watched page as due")
@@ -52,7 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
     p.add_argument("--dir", default="var/demo", help="where the local wiki and state live")
     p.add_argument("--port", type=int, default=8765, help="port of the local wiki (0: any free port)")
-    p.add_argument("--stop", action="store_true", help="stop the demo wiki and exit")
+    p.add_argument("--stop", action="store_true", help="stop the demo wiki, its review page and its poster, and exit")
+    p.add_argument("--review-port", type=int, default=8766, help="port of the review page (0: any free port)")
     p.add_argument("--style", choices=["fact", "edit"], default="fact",
                    help="how suggestions are posted: the sourced fact (as on English Wikipedia) or the paragraph edit")
     _state_parser(sub)
@@ -144,7 +147,7 @@ def _dispatch(args: argparse.Namespace, rest: list[str]) -> int:
     if args.command == "status":
         return commands.status(settings, as_json=args.json)
     if args.command == "run":
-        return commands.run_forever(settings, rest)
+        return commands.run_forever(settings, rest, approved_only=args.approved_only)
     if args.command == "once":
         return commands.once(settings, rest, force=args.force, dry_run=args.dry_run)
     if args.command == "article":

@@ -145,7 +145,9 @@ def once(settings: Settings, args: list[str], *, force: bool = False, dry_run: b
     return 3 if report.stopped.startswith("shutoff") else 0
 
 
-def run_forever(settings: Settings, args: list[str]) -> int:
+def run_forever(settings: Settings, args: list[str], *, approved_only: bool = False) -> int:
+    """``winellbot run``: cycles on schedule and, in the reviewed mode, posts of what reviewers approved
+    between them (every ``review.poll_seconds``); ``approved_only``: the posts only, no cycles."""
     from winellbot import factory
     from winellbot.scheduler import CycleScheduler
 
@@ -164,7 +166,9 @@ def run_forever(settings: Settings, args: list[str]) -> int:
                 print_report(build_bot(settings, state, wiki=wiki).run(stop=stop, approved_only=True))
 
         reviewed = settings.review.mode == "reviewed"
-        CycleScheduler(cycle, interval_minutes=settings.schedule.interval_minutes,
+        if approved_only and not reviewed:
+            raise ConfigError("run --approved-only posts what reviewers approved: it needs [review] mode = \"reviewed\"")
+        CycleScheduler(None if approved_only else cycle, interval_minutes=settings.schedule.interval_minutes,
                        poll=post_approved if reviewed else None, poll_seconds=settings.review.poll_seconds).serve()
     return 0
 

@@ -2,16 +2,24 @@
 
 Starts (or reuses) a private local MediaWiki, loads the bundled fictional sample articles (with
 stand-ins of the English Wikipedia templates they use, and the pages they link to), creates the
-bot's user page and talk page, runs one cycle of the offline pipeline over the bundled sample news,
-posts, and prints the URLs of the pages it wrote. The wiki is left running.
+bot's user page and talk page and a reviewer's account, runs one cycle of the offline pipeline over
+the bundled sample news (in the reviewed mode its suggestions wait in the review queue), approves
+the best suggestion of each article as the demo's reviewer so that no page is empty, posts what was
+approved, and prints the URLs of the pages it wrote. The wiki is left running, and so are the review
+page (``winellbot review serve``) and a job that posts what is approved there
+(``winellbot run --approved-only``); ``winellbot demo --stop`` stops all three.
 """
 from __future__ import annotations
 
 import json
 import os
+import secrets
 import shlex
 import shutil
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 from winellbot.config import Settings, dump_settings
@@ -20,6 +28,9 @@ from winellbot.bundled import sample_dir
 # lazy imports: the demo builds the whole bot, and only when it runs.
 
 DEFAULT_DIR = "var/demo"
+REVIEWER = "Demo reviewer"
+REVIEW_PORT = 8766
+BACKGROUND = ("review-page", "approved-poster")  # the demo's processes left running, by pid file
 
 
 def load_manifest(folder: Path) -> list[dict]:
@@ -62,6 +73,7 @@ def demo_settings(wiki, directory: Path, watchlist: str, shutoff: str, style: st
     # The demo stands for English Wikipedia, whose guidance the fact style follows; --style edit
     # shows the paragraph edit instead.
     s.posting.style = style
+    s.review.poll_seconds = 5.0  # an approval on the review page reaches its page within seconds
     return s
 
 
@@ -71,7 +83,9 @@ def demo_main(args) -> int:
     directory = Path(args.dir).resolve()
     wiki = LocalWiki(directory / "wiki", port=args.port)
     if args.stop:
+        _stop_background(directory)
         return _stop(wiki)
+    _stop_background(directory, quiet=True)  # a previous demo's poster holds the state's job lock
     if not wiki.exists():
         print(f"creating a local MediaWiki in {directory / 'wiki'} ...")
         wiki.create()
@@ -84,16 +98,106 @@ def demo_main(args) -> int:
 
     from winellbot import commands
 
+    password = _reviewer(wiki, directory)
     with commands.job_state(settings) as state:  # one job at a time on the demo's state too
         bot = commands.build_bot(settings, state)
         report = bot.run(force=True)
+        approved = approve_best(state, REVIEWER)
+        posts = commands.build_bot(settings, state).run(approved_only=True)
+    report.written += posts.written
+    report.counter["posted"] += posts.counter["posted"]
     # A wiki's job runner re-renders the pages that link to pages the bot created (the queue);
     # the demo's wiki has none, so its pages would show those links red until enough views ran the jobs.
     wiki.run_jobs()
     commands.print_report(report)
+    print(f"The demo's reviewer ({REVIEWER}) approved {approved} suggestion(s), the best of each article; "
+          "the rest wait in the review queue.")
     _print_outcomes(settings)
+    review_url = _start_background(directory, getattr(args, "review_port", REVIEW_PORT))
     _print_pages(wiki, settings, report, stop_command(args.dir))
-    return 0 if not report.counter["errors"] and not report.stopped else 1
+    print(f"The review page:     {review_url}  (log in as {REVIEWER!r}, password {password}, also in "
+          f"{directory / 'reviewer-password'}; what you approve there is posted within "
+          f"{settings.review.poll_seconds:g} s by a job left running)")
+    failed = report.counter["errors"] or report.stopped or posts.counter["errors"] or posts.stopped
+    return 1 if failed else 0
+
+
+def approve_best(state, reviewer: str) -> int:
+    """Approve, as ``reviewer``, the open suggestion with the best estimate of each article; returns how many."""
+    from winellbot.state.reviews import Decision, QueueFilter, ReviewStore
+
+    store = ReviewStore(state)
+    best = {}
+    for row in store.queue(QueueFilter(), depth=1, limit=10_000):
+        best.setdefault(row["page"], row["id"])
+    return sum(store.decide(Decision(sid, reviewer, "approve")).taken for sid in best.values())
+
+
+def _reviewer(wiki, directory: Path) -> str:
+    """The demo reviewer's account on the local wiki; its password, kept in a file only the user reads."""
+    secret = directory / "reviewer-password"
+    if secret.is_file():
+        return secret.read_text("utf-8").strip()
+    password = "Review-" + secrets.token_urlsafe(12)
+    wiki.create_user(REVIEWER, password)
+    wiki.edit(f"User:{REVIEWER}", "A reviewer of this local demo wiki: approves or rejects the bot's suggestions "
+                                  "on its review page (fictional).\n")
+    fd = os.open(secret, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(password + "\n")
+    return password
+
+
+def _start_background(directory: Path, port: int) -> str:
+    """Start the review page and the poster of approvals, each in its own session, with a pid file and
+    a log in ``directory``; returns the review page's URL once it answers."""
+    import requests
+
+    from winellbot.localwiki import free_port
+
+    port = port or free_port()
+    config = str(directory / "winellbot.toml")
+    program = [sys.executable, "-m", "winellbot.cli"]
+    commands = {"review-page": [*program, "review", "serve", "--config", config, "--port", str(port)],
+                "approved-poster": [*program, "run", "--approved-only", "--config", config]}
+    for name, argv in commands.items():
+        with open(directory / f"{name}.log", "ab") as log:
+            proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                    start_new_session=True, env=os.environ.copy())
+        (directory / f"{name}.pid").write_text(str(proc.pid), encoding="ascii")
+    url = f"http://127.0.0.1:{port}/"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            requests.get(url + "login", timeout=2)
+            return url
+        except requests.RequestException:
+            time.sleep(0.3)
+    raise RuntimeError(f"the review page did not start: see {directory / 'review-page.log'}")
+
+
+def _stop_background(directory: Path, *, quiet: bool = False) -> None:
+    """Stop the demo's review page and poster (their process groups), if running."""
+    for name in BACKGROUND:
+        pid_file = directory / f"{name}.pid"
+        if not pid_file.is_file():
+            continue
+        pid = int(pid_file.read_text(encoding="ascii").strip() or 0)
+        pid_file.unlink()
+        try:
+            os.killpg(pid, signal.SIGTERM)
+        except (ProcessLookupError, PermissionError):
+            continue
+        for _ in range(100):  # up to 10 s to finish what it does (a post in flight)
+            try:
+                os.killpg(pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.1)
+        else:
+            os.killpg(pid, signal.SIGKILL)
+        if not quiet:
+            print(f"stopped the demo's {name.replace('-', ' ')}")
 
 
 def _print_outcomes(settings: Settings) -> None:

@@ -18,7 +18,7 @@ log = logging.getLogger(__name__)
 
 
 class CycleScheduler:
-    def __init__(self, cycle: Callable[[threading.Event], object], *, interval_minutes: float,
+    def __init__(self, cycle: Callable[[threading.Event], object] | None, *, interval_minutes: float,
                  run_at_start: bool = True, poll: Callable[[threading.Event], object] | None = None,
                  poll_seconds: float = 20.0) -> None:
         self.cycle = cycle
@@ -63,8 +63,9 @@ class CycleScheduler:
 
         self._scheduler = BackgroundScheduler(job_defaults={"coalesce": True, "max_instances": 1})
         first = dt.datetime.now() if self.run_at_start else None
-        self._scheduler.add_job(self._job, "interval", minutes=self.interval_minutes,
-                                next_run_time=first, id="cycle", replace_existing=True)
+        if self.cycle is not None:  # None: only the poll (``winellbot run --approved-only``)
+            self._scheduler.add_job(self._job, "interval", minutes=self.interval_minutes,
+                                    next_run_time=first, id="cycle", replace_existing=True)
         if self.poll is not None:
             self._scheduler.add_job(self._poll, "interval", seconds=self.poll_seconds, id="approved",
                                     replace_existing=True)

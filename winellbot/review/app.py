@@ -102,6 +102,10 @@ def _routes(app: Flask) -> None:
     def index():
         return redirect(url_for("queue"))
 
+    @app.get("/favicon.ico")
+    def favicon():
+        return redirect(url_for("static", filename="favicon.svg"))
+
     @app.get("/login")
     def login():
         return render_template("login.html", local=_ext()["wiki"].local, oauth=bool(_ext()["wiki"].key))
