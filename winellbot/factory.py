@@ -211,5 +211,5 @@ def build_wiki(settings: Settings, state_dir: Path) -> Wiki:
 
     writer = WikiWriter(site, bot_user=w.username, shutoff_page=w.shutoff,
                         new_section_interval_days=w.new_section_interval_days, message_type=w.message_type,
-                        optin_template=w.optin_template)
+                        optin_template=w.optin_template, control_pages=w.control_pages())
     return Wiki(site, WikiReader(site, optin_template=w.optin_template), writer)

@@ -6,6 +6,10 @@ article); a page whose ``{{bots}}``/``{{nobots}}`` excludes the bot (``PostingRe
 :mod:`winellbot.wiki.exclusion` and Pywikibot's ``botMayEdit``); any save once the shutoff page,
 read right before each save, no longer says exactly :data:`RUN_WORD` (``ShutoffError``).
 
+The review queue (its pages and its index) never writes one of the bot's control pages (``control_pages``:
+the shutoff page, the bot's user page, and those the caller names, such as its watchlist and outcomes
+report), whatever the settings say (``UnsafeWriteError``).
+
 Before a post about an article, the article is read again: one that is gone (deleted, moved,
 now a redirect) or that excludes the bot gets nothing (``PageGone``). A talk page that redirects
 is followed once, and only within its own talk namespace (elsewhere: ``UnsafeWriteError``). A talk
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -89,7 +94,8 @@ class WikiWriter:
     def __init__(self, site, *, bot_user: str, shutoff_page: str,
                  allowed_userspace_prefix: str | None = None, new_section_interval_days: float = 7,
                  edit_summary_prefix: str = "winellbot: article update suggestions for human review",
-                 message_type: str = "winellbot", optin_template: str | None = None) -> None:
+                 message_type: str = "winellbot", optin_template: str | None = None,
+                 control_pages: Mapping[str, str] | None = None) -> None:
         self.site = site
         self.optin_template = optin_template
         self._optin_names: frozenset[str] | None = None
@@ -107,6 +113,12 @@ class WikiWriter:
         if root.namespace() != 2 or not (root.title() + "/").startswith(self._user_page + "/"):
             raise ConfigError(f"allowed_userspace_prefix {prefix!r} is not inside {self._user_page}/")
         self.userspace_prefix = root.title() + "/"
+        # The bot's control pages, as this wiki spells their titles: the queue never writes one.
+        pages = {self._user_page: "the bot's user page", shutoff_page: "the shutoff page", **(control_pages or {})}
+        try:
+            self._control = {self._page(title).title(): what for title, what in pages.items() if title}
+        except UnsafeWriteError as exc:
+            raise ConfigError(str(exc)) from exc
 
     # -- public ------------------------------------------------------------
     @guarded(lambda self, article_title, *a, **k: f"posting to the talk page of {article_title}")
@@ -154,9 +166,7 @@ class WikiWriter:
         if article is not None:
             self.check_article(article)
         for attempt in range(2):
-            page = self._page(queue_page)
-            if not self._in_userspace(page):
-                raise UnsafeWriteError(f"queue page {page.title()} is not under {self.userspace_prefix}")
+            page = self._queue_target(queue_page, "queue page")
             text = page.text if page.exists() else ""
             new_blocks, skipped = _unposted(blocks, text)
             ids = tuple(i for i, _ in new_blocks)
@@ -178,9 +188,7 @@ class WikiWriter:
         existing line (or any link to the page) is left as it is.
         """
         for attempt in range(2):
-            page = self._page(index)
-            if not self._in_userspace(page):
-                raise UnsafeWriteError(f"queue index {page.title()} is not under {self.userspace_prefix}")
+            page = self._queue_target(index, "queue index")
             text = page.text if page.exists() else queue_index_intro(self.bot_user)
             if f"[[{page_title}|" in text or f"[[{page_title}]]" in text:
                 return False
@@ -292,6 +300,18 @@ class WikiWriter:
         if self._in_userspace(page):
             return
         raise UnsafeWriteError(f"refusing to write {page.title()}: not a talk page or under {self.userspace_prefix}")
+
+    def _queue_target(self, title: str, what: str):
+        """The page of the review queue at ``title``: under the bot's userspace and none of its control
+        pages (the shutoff page, its user page, the watchlist...), whatever the settings say."""
+        page = self._page(title)
+        if not self._in_userspace(page):
+            raise UnsafeWriteError(f"{what} {page.title()} is not under {self.userspace_prefix}")
+        control = self._control.get(page.title())
+        if control:
+            raise UnsafeWriteError(f"refusing to write {page.title()} as the {what}: it is {control}, not a "
+                                   "page of the review queue")
+        return page
 
     def _in_userspace(self, page) -> bool:
         title = page.title()
