@@ -37,7 +37,7 @@ import pywikibot
 from pywikibot import exceptions as pwb_errors
 
 from winellbot.errors import ConfigError, PageGone, PostingRefused, ShutoffError, UnsafeWriteError, WikiError
-from winellbot.wiki.boundary import guarded
+from winellbot.wiki.boundary import guarded, refusal
 from winellbot.wiki.exclusion import exclusion
 from winellbot.wiki.render import (
     SECTION_MARKER,
@@ -287,8 +287,8 @@ class WikiWriter:
             page.save(summary=summary, minor=False, bot=True, apply_cosmetic_changes=False, quiet=True)
         except pwb_errors.EditConflictError:
             raise
-        except pwb_errors.OtherPageSaveError as exc:
-            raise PostingRefused(f"{page.title()}: {exc}") from exc
+        except pwb_errors.OtherPageSaveError as exc:  # a spam filter, {{bots}}: one line, the wiki's reason kept
+            raise PostingRefused(f"{page.title()}: {refusal(exc)}") from exc
         return page.latest_revision_id if page.exists() else None
 
     def _check_target(self, page) -> None:
