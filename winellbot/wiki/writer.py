@@ -4,11 +4,8 @@ Every save goes through :meth:`WikiWriter._save`, which refuses, in this order: 
 talk namespaces and the bot's own userspace (``UnsafeWriteError``: the bot never edits an
 article); a page whose ``{{bots}}``/``{{nobots}}`` excludes the bot (``PostingRefused``, read with
 :mod:`winellbot.wiki.exclusion` and Pywikibot's ``botMayEdit``); any save once the shutoff page,
-read right before each save, no longer says exactly :data:`RUN_WORD` (``ShutoffError``).
-
-The review queue (its pages and its index) never writes one of the bot's control pages (``control_pages``:
-the shutoff page, the bot's user page, and those the caller names, such as its watchlist and outcomes
-report), whatever the settings say (``UnsafeWriteError``).
+read right before each save, no longer says exactly :data:`RUN_WORD` (``ShutoffError``). The review queue
+never writes a control page (the shutoff page, the user page, ``control_pages``), whatever the settings.
 
 Before a post about an article, the article is read again: one that is gone (deleted, moved,
 now a redirect) or that excludes the bot gets nothing (``PageGone``). A talk page that redirects
