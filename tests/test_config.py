@@ -127,3 +127,32 @@ def test_extreme_settings_are_refused_with_the_setting_named(section, key, value
 
     with pytest.raises(ConfigError, match=f"{section}.{key}.*{says}"):
         load_settings(None, overrides={section: {key: value}})
+
+
+@pytest.mark.parametrize("wiki, says", [
+    ({"queue_prefix": "User:WinellBot/Shutoff"}, "the shutoff page (wiki.shutoff_page), User:WinellBot/Shutoff"),
+    ({"queue_prefix": "User:WinellBot"}, "the bot's user page, User:WinellBot"),
+    ({"queue_prefix": "user:winellBot", "queue_mode": "single"}, "the bot's user page, User:WinellBot"),
+    ({"queue_prefix": "User:WinellBot/Watchlist", "watchlist_page": "User:WinellBot/Watchlist"},
+     "the watchlist page (wiki.watchlist_page), User:WinellBot/Watchlist"),
+    ({"queue_prefix": "User:WinellBot/Outcomes"}, "the outcomes report, User:WinellBot/Outcomes"),
+    ({"queue_prefix": "User:WinellBot/Stop here", "shutoff_page": "user:WinellBot/Stop_here"},
+     "the shutoff page (wiki.shutoff_page), user:WinellBot/Stop_here"),
+    # a control page under the queue: the queue page of the article of that name
+    ({"queue_prefix": "User:WinellBot/Queue", "watchlist_page": "User:WinellBot/Queue/Watched"},
+     'User:WinellBot/Queue/Watched as the queue page of an article named "Watched"'),
+])
+def test_a_queue_on_one_of_the_bots_control_pages_is_refused(wiki, says):
+    with pytest.raises(ConfigError) as exc:
+        load_settings(overrides={"wiki": wiki})
+    message = str(exc.value)
+    assert message.startswith(f'wiki.queue_prefix "{wiki["queue_prefix"]}" would make the review queue write ')
+    assert says in message and "\n" not in message
+
+
+@pytest.mark.parametrize("wiki", [
+    {}, {"queue_prefix": "User:WinellBot/Review queue"}, {"queue_prefix": "User:WinellBot/Shutoff/Queue"},
+    {"queue_prefix": "User:WinellBot/Queue", "watchlist_page": "User:WinellBot/Watchlist"},
+])
+def test_a_queue_of_its_own_is_accepted(wiki):
+    assert load_settings(overrides={"wiki": wiki}).wiki.queue

@@ -2,7 +2,9 @@
 and a wiki that cannot be used stops the cycle with one line within a bounded wait."""
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -70,6 +72,60 @@ def test_a_protected_talk_page_is_a_recorded_error_and_the_cycle_goes_on(scene, 
         "a refused save counts in the run's summary (issue 30: it said 0 errors)"
     status = winellbot(write_config(scene["settings"], tmp_path), "status")
     assert "error: " in status.stdout and opted in status.stdout and "refused the save" in status.stdout
+
+
+@contextlib.contextmanager
+def spam_filter(wiki, fragment: str):
+    """The wiki's own spam filter ($wgSpamRegex) refuses every save whose text holds ``fragment``, until the
+    block ends (php -S reads LocalSettings.php on every request)."""
+    settings = wiki.settings_path.read_text(encoding="utf-8")
+    wiki.settings_path.write_text(f"{settings}\n$wgSpamRegex = ['/{re.escape(fragment)}/'];\n", encoding="utf-8")
+    try:
+        yield
+    finally:
+        wiki.settings_path.write_text(settings, encoding="utf-8")
+
+
+def test_a_spam_filter_refusal_is_one_line_recorded_whole_and_shown_by_status(scene, site, tmp_path):
+    opted, listed = scene["opted"], scene["listed"]
+    with spam_filter(scene["wiki"], opted):  # every post about the opted town names it
+        report, state, _ = run_cycle(scene["settings"], [opted, listed])
+    assert not posted_here(site, f"Talk:{opted}")
+    assert posted_here(site, f"{scene['settings'].wiki.queue}/{listed}"), "the next page was still treated"
+    [error] = [e["message"] for e in state.db["errors"].rows if e["page"] == opted]
+    line = (f"skipped: Talk:{opted}: the wiki's spam filter refused the save (spamprotectionmatch: The following "
+            f"text is what triggered our spam filter: {opted})")
+    assert error == line, error
+    status = winellbot(write_config(scene["settings"], tmp_path), "status")
+    [shown] = [x for x in status.stdout.splitlines() if x.startswith("error: ") and f" {opted} [post]" in x]
+    assert shown.endswith(f"[post] {line}"), shown
+
+
+@pytest.mark.parametrize("kind, says", [
+    ("abuse filter", "posting to X: an abuse filter refused the save (abusefilter-disallowed: This action has been "
+                     "automatically identified as harmful. Abuse filter: No links to example.org)"),
+    ("spam blacklist", "posting to X: the wiki's spam blacklist refused the save (spamblacklist: blacklisted: "
+                       "https://spam.example/a)"),
+    ("spam filter", "posting to X: the wiki's spam filter refused the save (spamprotectiontext: The text you "
+                    "wanted to save was blocked by the spam filter.)"),
+])
+def test_each_filter_refusal_reads_as_one_line_naming_the_filter(site, kind, says):
+    """Pywikibot's own exceptions for each refusal (the local wiki has no AbuseFilter or SpamBlacklist)."""
+    import pywikibot
+    from pywikibot import exceptions as pwb
+
+    from winellbot.wiki.boundary import translate
+
+    page = pywikibot.Page(site, "Talk:X")
+    exc = {"abuse filter": lambda: pwb.AbuseFilterDisallowedError(
+               page, "<p>This action has been automatically identified as harmful.\n</p>Abuse filter: No links to "
+                     "example.org"),
+           "spam blacklist": lambda: pwb.SpamblacklistError(page, "https://spam.example/a"),
+           "spam filter": lambda: pwb.OtherPageSaveError(page, pwb.APIError(
+               "spamprotectiontext", "The text you wanted to save was blocked by the spam filter.",
+               help="See api.php for API usage.\nSubscribe to the mailing list"))}[kind]()
+    refused = translate(exc, "posting to X")
+    assert isinstance(refused, PostingRefused) and str(refused) == says
 
 
 def test_an_article_deleted_between_reading_and_posting_gets_no_post(scene, site, tmp_path):

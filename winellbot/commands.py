@@ -257,10 +257,16 @@ def status(settings: Settings, *, as_json: bool = False) -> int:
         print(f"run {run['id']}: {run['started']} {run['status']} backend={run['backend']} pages={run['pages']} "
               f"suggestions={run['suggestions']} posted={run['posted']} errors={run['errors']}")
     for err in info["errors"]:
-        print(f"error: {err['created']} {err['page']} [{err['stage']}] {err['message'][:200]}")
+        print(f"error: {err['created']} {err['page']} [{err['stage']}] {_one_line(err['message'], 400)}")
     for src in info["hostile"]:
-        print(f"hostile source: {src['url']}: {src['hostile'][:200]}")
+        print(f"hostile source: {src['url']}: {_one_line(src['hostile'], 200)}")
     return 0
+
+
+def _one_line(text: str, most: int) -> str:
+    """``text`` on one line (a message recorded over several lines too), cut to ``most`` characters with "…"."""
+    line = " ".join(str(text or "").split())
+    return line if len(line) <= most else line[:most - 1] + "…"
 
 
 def state_summary(state: State) -> dict:

@@ -106,6 +106,19 @@ class WikiSettings:
     def queue(self) -> str:
         return self.queue_prefix or f"User:{self.username}/Queue"
 
+    @property
+    def outcomes_page(self) -> str:
+        """Where ``winellbot outcomes --publish`` saves its table."""
+        return f"User:{self.username}/Outcomes"
+
+    def control_pages(self) -> dict[str, str]:
+        """The bot's own control pages (title -> what it is): the review queue never writes one."""
+        pages = {f"User:{self.username}": "the bot's user page", self.shutoff: "the shutoff page (wiki.shutoff_page)",
+                 self.outcomes_page: "the outcomes report"}
+        if self.watchlist_page:
+            pages[self.watchlist_page] = "the watchlist page (wiki.watchlist_page)"
+        return pages
+
 
 @dataclass
 class ScheduleSettings:
@@ -304,7 +317,34 @@ def validate_settings(settings: Settings) -> Settings:
             domain = f.metadata.get("domain")
             if domain is not None:
                 domain.check(where, value)
+    _check_queue(settings.wiki)
     return settings
+
+
+def _check_queue(w: WikiSettings) -> None:
+    """The review queue (its pages and index: ``queue``, and ``queue/<article>`` per article) may not be,
+    nor hold beneath it, one of the bot's control pages; titles compared as MediaWiki spells them
+    (underscores, spacing, the namespace's case, a first letter in capitals)."""
+    queue = _title_key(w.queue)
+    for page, what in w.control_pages().items():
+        key = _title_key(page)
+        if key == queue or key.startswith(queue + "/"):
+            how = "" if key == queue else f" as the queue page of an article named {_toml_value(key[len(queue) + 1:])}"
+            default = f"User:{w.username}/Queue"
+            hint = f", e.g. {_toml_value(default)}" if _title_key(default) != queue else ""
+            raise ConfigError(f"wiki.queue_prefix {_toml_value(w.queue)} would make the review queue write {what}, "
+                              f"{page}{how}: give the queue a page of its own{hint}")
+
+
+def _title_key(title: str) -> str:
+    """A page title as the wiki compares it, without asking the wiki (so local namespace names and
+    aliases are left as they are: the writer checks again on the wiki's own titles)."""
+    text = " ".join(title.replace("_", " ").split()).lstrip(":").strip()
+    namespace, colon, rest = text.partition(":")
+    if not colon:
+        namespace, rest = "", text
+    rest = rest.strip()
+    return f"{namespace.strip().lower()}:{rest[:1].upper()}{rest[1:]}"
 
 
 def load_settings(path: str | Path | None = None, overrides: dict | None = None) -> Settings:

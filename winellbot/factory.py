@@ -213,5 +213,6 @@ def build_wiki(settings: Settings, state_dir: Path) -> Wiki:
 
     writer = WikiWriter(site, bot_user=w.username, shutoff_page=w.shutoff,
                         new_section_interval_days=w.new_section_interval_days, message_type=w.message_type,
-                        optin_template=w.optin_template, reviewed=settings.review.mode == "reviewed")
+                        optin_template=w.optin_template, control_pages=w.control_pages(),
+                        reviewed=settings.review.mode == "reviewed")
     return Wiki(site, WikiReader(site, optin_template=w.optin_template), writer)

@@ -17,9 +17,6 @@ from winellbot.outcomes import GROUPINGS
 # lazy imports: the CLI builds its parser (this module's register) on every call, so the state and
 # the wiki are imported when the report runs.
 
-PAGE = "Outcomes"  # under the bot's user page
-
-
 def register(subparsers, common) -> None:
     p = subparsers.add_parser("outcomes", help="what became of the posted suggestions: adopted, accepted, "
                                                "rejected, expired, open")
@@ -27,7 +24,7 @@ def register(subparsers, common) -> None:
     p.add_argument("--since", metavar="DATE", help="only suggestions posted on or after DATE (YYYY-MM-DD)")
     p.add_argument("--by", choices=GROUPINGS, help="one line per section, source, gate or month")
     p.add_argument("--report", metavar="DIR", help="write outcomes.md, outcomes.json and outcomes.png to DIR")
-    p.add_argument("--publish", action="store_true", help=f"save the table to User:<bot>/{PAGE} on the wiki")
+    p.add_argument("--publish", action="store_true", help="save the table to User:<bot>/Outcomes on the wiki")
     p.add_argument("--json", action="store_true", help="print the table as JSON")
 
 
@@ -74,7 +71,7 @@ def publish(settings: Settings, table, since: str | None) -> str:
     from winellbot.outcomes.report import as_wikitext
 
     wiki = factory.build_wiki(settings, state_dir(settings))
-    title = f"User:{settings.wiki.username}/{PAGE}"
+    title = settings.wiki.outcomes_page
     text = as_wikitext(table, bot_user=settings.wiki.username, since=since)
     revid = wiki.writer.save_own_page(title, text, summary="outcomes of the posted suggestions")
     return f"{title} (revision {revid})" if revid else f"{title} (unchanged)"

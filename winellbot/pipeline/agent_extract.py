@@ -14,6 +14,7 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel, Field, model_validator
 
+from winellbot.gates import hostile
 from winellbot.interface import Aggregator, Extractor
 from winellbot.llm.client import ModelClient, attempt
 from winellbot.llm.prompts import load_prompt
@@ -145,7 +146,7 @@ class LLMExtractor(Extractor):
             return None, how
         if _MARKUP.search(fact):
             return None, f"the fact carries markup or a link: {clip(fact, 120)!r}"
-        if _INSTRUCTION.search(fact) or _INSTRUCTION.search(item.quote):
+        if any(_INSTRUCTION.search(hostile.fold(text)) for text in (fact, item.quote)):
             return None, "the fact or its quote reads like an instruction, not news"
         if not quote_in_document(item.quote, f"{document.title}\n{document.text}"):
             return None, f"the quote is not in the document: {clip(item.quote, 120)!r}"

@@ -6,7 +6,8 @@ own (:mod:`winellbot.errors`), each with one line that names the problem:
 
     the wiki does not answer (refused, timed out, 5xx)   -> WikiUnreachable  stops the cycle
     the login is gone and cannot be regained             -> LoginLost        stops the cycle
-    a protected page, a blocked or filtered save         -> PostingRefused   this page only
+    a protected page, a blocked or filtered save         -> PostingRefused   this page only, in one line
+                                                            (:func:`refusal`: who refused, the code, why)
     a page deleted or missing                            -> PageGone         this page only
     anything else Pywikibot raises                       -> WikiError        this page only
 
@@ -19,8 +20,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import html
 import inspect
 import logging
+import re
 import socket
 from collections.abc import Callable, Iterator
 
@@ -31,6 +34,15 @@ from winellbot.errors import LoginLost, PageGone, PostingRefused, WikiError, Wik
 _PROTECTED = {"protectedpage", "cascadeprotected", "protectedtitle", "protectednamespace",
               "protectednamespace-interface", "permissiondenied", "blocked", "autoblocked", "abusefilter-disallowed",
               "spamblacklist", "titleblacklist-forbidden"}
+# What refused a save, by the API's error code.
+_REFUSED_BY = {
+    "spamprotectionmatch": "the wiki's spam filter", "spamprotectiontext": "the wiki's spam filter",
+    "spamdetected": "the wiki's spam filter", "spamblacklist": "the wiki's spam blacklist",
+    "abusefilter-disallowed": "an abuse filter", "abusefilter-warning": "an abuse filter",
+    "titleblacklist-forbidden": "the title blacklist", "blocked": "a block on the bot's account",
+    "autoblocked": "a block on the bot's account", "permissiondenied": "the bot's rights",
+    "protectednamespace": "the namespace's protection", "protectednamespace-interface": "the namespace's protection",
+}
 _GONE = {"missingtitle", "pagedeleted", "nocreate-missing", "cantcreate"}
 _LOGIN = {"assertuserfailed", "assertbotfailed", "notloggedin", "badtoken", "mwoauth-invalid-authorization",
           "readapidenied", "writeapidenied"}
@@ -46,9 +58,9 @@ def translate(exc: BaseException, what: str) -> WinellbotError:
     detail = _one_line(exc)
     if isinstance(exc, pwb.LockedPageError) or code in ("protectedpage", "cascadeprotected", "protectedtitle"):
         return PostingRefused(f"{what}: the wiki refused the save: the page is protected ({detail})")
-    if isinstance(exc, (pwb.AbuseFilterDisallowedError, pwb.SpamblacklistError,
-                        pwb.TitleblacklistError)) or code in _PROTECTED:
-        return PostingRefused(f"{what}: the wiki refused the save ({detail})")
+    if isinstance(exc, (pwb.AbuseFilterDisallowedError, pwb.SpamblacklistError, pwb.TitleblacklistError,
+                        pwb.OtherPageSaveError)) or code in _PROTECTED or code in _REFUSED_BY:
+        return PostingRefused(f"{what}: {refusal(exc)}")
     if isinstance(exc, (pwb.NoPageError, pwb.PageDeletedConflictError, pwb.NoCreateError)) or code in _GONE:
         return PageGone(f"{what}: the page is gone ({detail})")
     if isinstance(exc, (pwb.NoUsernameError, EOFError)) or code in _LOGIN:
@@ -61,6 +73,30 @@ def translate(exc: BaseException, what: str) -> WinellbotError:
             detail = _one_line(_RetryChatter.last_error)
         return WikiUnreachable(f"{what}: the wiki does not answer ({detail})")
     return WikiError(f"{what}: {detail}")
+
+
+def refusal(exc: BaseException) -> str:
+    """One line saying what refused a save and why, in the wiki's own words: "the wiki's spam filter
+    refused the save (spamprotectionmatch: The following text is what triggered our spam filter: ...)".
+    Pywikibot words a refusal over several lines, an API error's help text included; this keeps the
+    refuser, the wiki's code and its reason, and drops the rest."""
+    from pywikibot import exceptions as pwb
+
+    reason = getattr(exc, "reason", None)  # OtherPageSaveError: the wiki's error, or Pywikibot's own words
+    cause = reason if isinstance(reason, BaseException) else exc
+    code = getattr(cause, "code", "") or ""
+    if isinstance(cause, pwb.SpamblacklistError):
+        code, said = "spamblacklist", f"blacklisted: {cause.url}"
+    elif isinstance(cause, pwb.AbuseFilterDisallowedError):
+        code, said = "abusefilter-disallowed", cause.info
+    elif isinstance(cause, pwb.TitleblacklistError):
+        code, said = "titleblacklist-forbidden", "the title is blacklisted"
+    elif code:
+        said = getattr(cause, "info", "") or ""
+    else:
+        said = str(reason if reason is not None else exc)
+    said = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", str(said))).split()) or type(cause).__name__
+    return f"{_REFUSED_BY.get(code, 'the wiki')} refused the save ({f'{code}: ' if code else ''}{said})"
 
 
 def is_wiki_error(exc: BaseException) -> bool:

@@ -4,7 +4,8 @@ Every save goes through :meth:`WikiWriter._save`, which refuses, in this order: 
 talk namespaces and the bot's own userspace (``UnsafeWriteError``: the bot never edits an
 article); a page whose ``{{bots}}``/``{{nobots}}`` excludes the bot (``PostingRefused``, read with
 :mod:`winellbot.wiki.exclusion` and Pywikibot's ``botMayEdit``); any save once the shutoff page,
-read right before each save, no longer says exactly :data:`RUN_WORD` (``ShutoffError``).
+read right before each save, no longer says exactly :data:`RUN_WORD` (``ShutoffError``). The review queue
+never writes a control page (the shutoff page, the user page, ``control_pages``), whatever the settings.
 
 Before a post about an article, the article is read again: one that is gone (deleted, moved,
 now a redirect) or that excludes the bot gets nothing (``PageGone``). A talk page that redirects
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -32,7 +34,7 @@ import pywikibot
 from pywikibot import exceptions as pwb_errors
 
 from winellbot.errors import ConfigError, PageGone, PostingRefused, ShutoffError, UnsafeWriteError, WikiError
-from winellbot.wiki.boundary import guarded
+from winellbot.wiki.boundary import guarded, refusal
 from winellbot.wiki.exclusion import exclusion
 from winellbot.wiki.render import (
     SECTION_MARKER,
@@ -92,7 +94,8 @@ class WikiWriter:
     def __init__(self, site, *, bot_user: str, shutoff_page: str,
                  allowed_userspace_prefix: str | None = None, new_section_interval_days: float = 7,
                  edit_summary_prefix: str = "winellbot: article update suggestions for human review",
-                 message_type: str = "winellbot", optin_template: str | None = None, reviewed: bool = False) -> None:
+                 message_type: str = "winellbot", optin_template: str | None = None,
+                 control_pages: Mapping[str, str] | None = None, reviewed: bool = False) -> None:
         self.site = site
         self.reviewed = reviewed
         self.optin_template = optin_template
@@ -111,6 +114,12 @@ class WikiWriter:
         if root.namespace() != 2 or not (root.title() + "/").startswith(self._user_page + "/"):
             raise ConfigError(f"allowed_userspace_prefix {prefix!r} is not inside {self._user_page}/")
         self.userspace_prefix = root.title() + "/"
+        # The bot's control pages, as this wiki spells their titles: the queue never writes one.
+        pages = {self._user_page: "the bot's user page", shutoff_page: "the shutoff page", **(control_pages or {})}
+        try:
+            self._control = {self._page(title).title(): what for title, what in pages.items() if title}
+        except UnsafeWriteError as exc:
+            raise ConfigError(str(exc)) from exc
 
     # -- public ------------------------------------------------------------
     @guarded(lambda self, article_title, *a, **k: f"posting to the talk page of {article_title}")
@@ -162,9 +171,7 @@ class WikiWriter:
         if article is not None:
             self.check_article(article)
         for attempt in range(2):
-            page = self._page(queue_page)
-            if not self._in_userspace(page):
-                raise UnsafeWriteError(f"queue page {page.title()} is not under {self.userspace_prefix}")
+            page = self._queue_target(queue_page, "queue page")
             text = page.text if page.exists() else ""
             new_blocks, skipped = _unposted(blocks, text)
             ids = tuple(i for i, _ in new_blocks)
@@ -186,9 +193,7 @@ class WikiWriter:
         existing line (or any link to the page) is left as it is.
         """
         for attempt in range(2):
-            page = self._page(index)
-            if not self._in_userspace(page):
-                raise UnsafeWriteError(f"queue index {page.title()} is not under {self.userspace_prefix}")
+            page = self._queue_target(index, "queue index")
             text = page.text if page.exists() else queue_index_intro(self.bot_user)
             if f"[[{page_title}|" in text or f"[[{page_title}]]" in text:
                 return False
@@ -287,8 +292,8 @@ class WikiWriter:
             page.save(summary=summary, minor=False, bot=True, apply_cosmetic_changes=False, quiet=True)
         except pwb_errors.EditConflictError:
             raise
-        except pwb_errors.OtherPageSaveError as exc:
-            raise PostingRefused(f"{page.title()}: {exc}") from exc
+        except pwb_errors.OtherPageSaveError as exc:  # a spam filter, {{bots}}: one line, the wiki's reason kept
+            raise PostingRefused(f"{page.title()}: {refusal(exc)}") from exc
         return page.latest_revision_id if page.exists() else None
 
     def _check_target(self, page) -> None:
@@ -300,6 +305,18 @@ class WikiWriter:
         if self._in_userspace(page):
             return
         raise UnsafeWriteError(f"refusing to write {page.title()}: not a talk page or under {self.userspace_prefix}")
+
+    def _queue_target(self, title: str, what: str):
+        """The page of the review queue at ``title``: under the bot's userspace and none of its control
+        pages (the shutoff page, its user page, the watchlist...), whatever the settings say."""
+        page = self._page(title)
+        if not self._in_userspace(page):
+            raise UnsafeWriteError(f"{what} {page.title()} is not under {self.userspace_prefix}")
+        control = self._control.get(page.title())
+        if control:
+            raise UnsafeWriteError(f"refusing to write {page.title()} as the {what}: it is {control}, not a "
+                                   "page of the review queue")
+        return page
 
     def _in_userspace(self, page) -> bool:
         title = page.title()
