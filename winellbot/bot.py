@@ -101,6 +101,7 @@ class WinellBot:
                                                     self.settings.wiki.watchlist_page or None, [])
             titles = self._resolve(report, titles)
             self.sync_reviews()
+            self.rescore_queue()
             seen = self.leases.last_runs(titles) if self.leases is not None else {}
             todo = self._due(titles, force)[: self.settings.schedule.max_pages_per_cycle]
             self.check_outcomes(report)
@@ -403,6 +404,14 @@ class WinellBot:
         (:class:`winellbot.outcomes.verdicts.ReviewSync`); returns how many trusted ones changed a status."""
         return ReviewSync(self.state, self.reader, bot_user=self.settings.wiki.username,
                           trust_anonymous=self.settings.posting.trust_anonymous).sync()
+
+    def rescore_queue(self) -> int:
+        """Re-estimate the open suggestions with the acceptability model in use (a refit, e.g. from the
+        review page's decisions, re-orders the queue); returns how many estimates changed."""
+        gate = next((g for g in getattr(self.gates, "gates", ()) if g.name == "acceptability"), None)
+        if gate is None or gate.model is None or self.settings.review.mode != "reviewed":
+            return 0
+        return ReviewStore(self.state).rescore(gate.model.estimate)
 
     def check_outcomes(self, report: CycleReport | None = None):
         """Which posted facts entered their articles, or expired (:mod:`winellbot.outcomes.tracker`),

@@ -36,8 +36,9 @@ from winellbot.commands import open_state
 from winellbot.config import Settings, load_settings
 from winellbot.gates.acceptability import FEATURES, MODEL, Acceptability
 from winellbot.gates.base import GateChain
-from winellbot.outcomes.learning import score_examples
+from winellbot.outcomes.learning import decision_examples, score_examples
 from winellbot.state.outcomes import OutcomeStore
+from winellbot.state.reviews import ReviewStore
 
 FOLDS = 5
 # The L2 strength (scikit-learn's C on standardised features): about 350 judged lines, 13 of them
@@ -221,6 +222,8 @@ def _with_outcomes(args, X, y, rows, verdicts, per_task: int, n_tasks: int, abou
     skipped: Counter = Counter()
     history = OutcomeStore(state).history() if "outcomes" in state.db.table_names() else []
     wiki = score_examples(history, skipped)
+    if "reviews" in state.db.table_names():  # the review page's decisions (reviewed mode)
+        wiki += decision_examples(ReviewStore(state).labelled(), skipped)
     found = refit(X, y, [r["task"] for r in rows], rows, verdicts, wiki, FEATURES, per_task=per_task,
                   n_tasks=n_tasks, min_posts=args.min_posts)
     about["wiki_outcomes"] = {"examples": len(wiki), "by_outcome": dict(Counter(w.outcome for w in wiki)),

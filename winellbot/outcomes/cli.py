@@ -33,13 +33,15 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from winellbot.operations import _since
     from winellbot.outcomes.report import OutcomeReport, as_text
     from winellbot.state.outcomes import OutcomeStore
+    from winellbot.state.reviews import ReviewStore
 
     since = _since(args.since) if args.since else None
     state = open_state(settings, readonly=not args.publish)
     if "outcomes" not in state.db.table_names():
         print("no outcomes yet: the state predates outcome tracking (the next cycle adds it)")
         return 0
-    table = OutcomeReport().build(OutcomeStore(state).history(since), by=args.by, since=since)
+    decisions = ReviewStore(state).decisions(since=since) if "reviews" in state.db.table_names() else []
+    table = OutcomeReport().build(OutcomeStore(state).history(since), by=args.by, since=since, decisions=decisions)
     print(json.dumps(table.as_dict(), indent=2) if args.json else as_text(table))
     if args.report:
         for path in write_report(table, args.report):

@@ -4,7 +4,10 @@ For the acceptability score (``winellbot fit acceptability --from-state``): each
 whose measurements were kept when it was posted (:func:`winellbot.gates.acceptability.features`)
 and whose outcome is known is an example: adopted or accepted is positive; rejected with a reason
 is negative; expired is a weak negative (weight :data:`EXPIRED_WEIGHT`). Rejections without a reason,
-withdrawn and open suggestions teach nothing and are left out.
+withdrawn and open suggestions teach nothing and are left out. Each decision of the review page
+(:meth:`winellbot.state.reviews.ReviewStore.labelled`: its latest one per suggestion) is an example
+too (:func:`decision_examples`): approved or added by the reviewer is positive, rejected negative
+(with or without reasons: the reviewer chose to reject), weight 1; skips teach nothing.
 
 :func:`winellbot.bench.accept_fit.refit` fits on the dev verdicts and these examples together.
 
@@ -52,6 +55,24 @@ def score_examples(rows: list[dict], skipped: Counter | None = None) -> list[Wik
         else:
             label, weight = LABELS[outcome]
             out.append(WikiExample(row["id"], row["page"], json.loads(row["features"]), label, weight, outcome))
+    return out
+
+
+DECISION_LABELS = {"approve": 1, "adopted": 1, "reject": 0}
+
+
+def decision_examples(rows: list[dict], skipped: Counter | None = None) -> list[WikiExample]:
+    """Examples from the review page's decisions (rows of ``ReviewStore.labelled``)."""
+    skipped = skipped if skipped is not None else Counter()
+    out = []
+    for row in rows:
+        if row["verdict"] not in DECISION_LABELS:
+            skipped[f"decision {row['verdict']}: no label"] += 1
+        elif not row.get("features"):
+            skipped["no measurements kept when queued"] += 1
+        else:
+            out.append(WikiExample(row["suggestion_id"], row["page"], json.loads(row["features"]),
+                                   DECISION_LABELS[row["verdict"]], 1.0, f"review:{row['verdict']}"))
     return out
 
 

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 
+# lazy imports: the review page (Flask and its templates) is loaded only when the command runs.
+
 
 def register(sub, common) -> None:
     p = sub.add_parser("review", help="the review page, where editors approve or reject suggestions")

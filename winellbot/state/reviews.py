@@ -243,7 +243,10 @@ class ReviewStore:
                                                       select="id, features, estimate"))
         with self.db.atomic():
             for r in rows:
-                p = round(float(estimate(json.loads(r["features"]))), 6)
+                try:
+                    p = round(float(estimate(json.loads(r["features"]))), 6)
+                except (KeyError, ValueError, TypeError):  # measured before the model's features existed
+                    continue
                 if r["estimate"] is None or abs(p - r["estimate"]) > 1e-6:
                     self.db.execute("update suggestions set estimate = ? where id = ?", [p, r["id"]])
                     changed += 1
