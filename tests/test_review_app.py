@@ -7,8 +7,10 @@ outside the tool, the reviewer's standing read at every action, the local login 
 """
 from __future__ import annotations
 
+import os
 import re
 import secrets
+import sys
 
 import lxml.html
 import pytest
@@ -224,3 +226,84 @@ def test_skip_hides_it_from_this_reviewer_only(setup):
 def _first(c) -> str:
     r = c.get("/next")
     return re.search(r"/s/([0-9a-f]+)", r.headers["Location"]).group(1)
+
+
+def test_the_toolforge_webservice_entry_serves_the_page(setup, tmp_path, monkeypatch):
+    """scripts/toolforge/review: the setup links the entry point and the venv where Toolforge's Python
+    webservice looks, and the entry point's ``app`` serves the page from the tool's settings file."""
+    import importlib.util
+    import subprocess
+    from pathlib import Path
+
+    from winellbot.config import dump_settings
+
+    root = Path(__file__).resolve().parents[1] / "scripts" / "toolforge" / "review"
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").symlink_to(sys.executable)
+    home = tmp_path / "home"
+    done = subprocess.run(["bash", str(root / "webservice-setup.sh")], env={**os.environ, "HOME": str(home),
+                          "WINELLBOT_VENV": str(venv)}, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert (home / "www/python/src/app.py").resolve() == (root / "app.py").resolve()
+    assert (home / "www/python/venv").resolve() == venv.resolve()
+    config = tmp_path / "winellbot.toml"
+    config.write_text(dump_settings(setup["settings"]), encoding="utf-8")
+    monkeypatch.setenv("WINELLBOT_CONFIG", str(config))
+    monkeypatch.setenv("WINELLBOT_REVIEW_SECRET_KEY", "k" * 32)
+    spec = importlib.util.spec_from_file_location("toolforge_review_app", home / "www/python/src/app.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    c = client_of(module.app)
+    assert c.get("/login").status_code == 200
+    assert logged_in(module.app, setup["names"]["one"]).get("/queue").status_code == 200
+
+
+def oauth_app(setup, provider):
+    account = WikiAccount(setup["settings"].wiki.api_url, oauth_url=provider.index_url, consumer_key=provider.key,
+                          consumer_secret=provider.secret)
+    return create_app(setup["settings"], wiki=account, secret_key="o" * 32)
+
+
+def oauth_login(app, c):
+    """The browser's path: the tool -> the wiki's authenticate page -> back to the tool's callback."""
+    import requests
+
+    start = c.post("/oauth/start", data={"csrf": token(c.get("/login").data)})
+    assert start.status_code == 302, start.data[:300]
+    at_wiki = requests.get(start.headers["Location"], allow_redirects=False, timeout=30)
+    assert at_wiki.status_code == 302
+    back = at_wiki.headers["Location"]
+    assert back.startswith("https://localhost/oauth/callback?")
+    return c.get(back.removeprefix("https://localhost"))
+
+
+def test_oauth_login_names_the_reviewer_from_the_identify_answer(setup):
+    """Against the stand-in provider (tests/oauth_provider.py): no Extension:OAuth can be installed here."""
+    from oauth_provider import StandInOAuth
+
+    provider = StandInOAuth("https://localhost/oauth/callback", user=setup["names"]["two"])
+    with provider.serving():
+        app = oauth_app(setup, provider)
+        c = client_of(app)
+        assert b'id="oauth"' in c.get("/login").data
+        r = oauth_login(app, c)
+        assert r.status_code == 303, r.data[:500]
+        decide(c, setup["made"][0].id, "approve")
+        assert ReviewStore(setup["state"]).decisions(setup["made"][0].id)[0]["reviewer"] == "Reviewer Two"
+
+
+def test_a_forged_identify_answer_or_a_replayed_callback_logs_no_one_in(setup):
+    from oauth_provider import StandInOAuth
+
+    provider = StandInOAuth("https://localhost/oauth/callback", user=setup["names"]["one"])
+    with provider.serving():
+        app = oauth_app(setup, provider)
+        provider.forge_identity = True
+        c = client_of(app)
+        r = oauth_login(app, c)
+        assert r.status_code == 403 and b"did not complete" in r.data
+        assert c.get("/queue").status_code == 302  # not logged in
+        provider.forge_identity = False
+        c2 = client_of(app)
+        assert c2.get("/oauth/callback?oauth_verifier=abc&oauth_token=def").status_code == 400  # none started here
