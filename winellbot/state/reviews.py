@@ -14,8 +14,8 @@ deciding at once, or a double click, one decision counts and the other is told w
 verdict               from                             to
 ====================  ===============================  ======================================
 ``approve``           proposed                         approved (the bot's writer posts it)
-``adopted``           proposed, approved               accepted ("I added it myself")
-``reject``            proposed, approved               rejected (with the rubric's reasons)
+``adopted``           proposed                         accepted ("I added it myself")
+``reject``            proposed                         rejected (with the rubric's reasons)
 ``skip``              proposed                         proposed (this reviewer is not shown it again)
 ====================  ===============================  ======================================
 
@@ -34,8 +34,7 @@ VERDICTS = ("approve", "adopted", "reject", "skip")
 # The rubric's errors (../shared/bench/verdicts.md), which a reject may name.
 REASONS = ("not_new", "insignificant", "off_topic", "unsupported", "wrong_section", "subjective", "unclear",
            "furniture", "too_long")
-_FROM = {"approve": ("proposed",), "adopted": ("proposed", "approved"), "reject": ("proposed", "approved"),
-         "skip": ("proposed",)}
+_FROM = {"approve": ("proposed",), "adopted": ("proposed",), "reject": ("proposed",), "skip": ("proposed",)}
 _TO = {"approve": "approved", "adopted": "accepted", "reject": "rejected", "skip": "proposed"}
 # What the queue can list: "open" is what waits for a decision.
 STATUS_FILTERS = {"open": "proposed", "approved": "approved", "posted": "posted", "accepted": "accepted",
@@ -53,6 +52,8 @@ def migrate_010(schema) -> None:
     schema.create_index("reviews", ["suggestion_id"])
     schema.create_index("reviews", ["reviewer", "verdict"])
     schema.create_index("suggestions", ["status", "estimate"])
+    schema.create_index("suggestions", ["status", "page"])
+    schema.create_index("suggestions", ["wiki"])
 
 
 class DecisionError(ValueError):
@@ -133,26 +134,49 @@ class ReviewStore:
     def queue(self, where: QueueFilter = QueueFilter(), *, depth: int = 3, limit: int = 50, offset: int = 0,
               reviewer: str = "") -> list[dict]:
         """The suggestions ``where`` selects, best estimate first. Open ones: at most ``depth`` per
-        article (its best), and none that ``reviewer`` skipped."""
-        sql, args = self._listing(where, depth, reviewer)
-        return [dict(r) for r in self.db.query(f"{sql} order by coalesce(estimate, -1) desc, created, id "
-                                                "limit ? offset ?", [*args, limit, offset])]
+        article (its best), and none that ``reviewer`` skipped. Read best first in batches and stopped
+        as soon as the page is full, so a long queue costs what its first pages cost."""
+        conditions, args = where.where()
+        sql = (f"select {_LISTED} from suggestions s where {' and '.join(conditions)} "
+               "order by s.estimate desc, s.created, s.id limit ? offset ?")
+        if where.status != "open":
+            return [dict(r) for r in self.db.query(sql, [*args, limit, offset])]
+        skipped = self._skipped(reviewer)
+        shown: dict[str, int] = {}
+        out: list[dict] = []
+        batch, at = max(200, 4 * (limit + offset)), 0
+        while len(out) < offset + limit:
+            rows = [dict(r) for r in self.db.query(sql, [*args, batch, at])]
+            for row in rows:
+                if row["id"] in skipped or shown.get(row["page"], 0) >= depth:
+                    continue
+                shown[row["page"]] = shown.get(row["page"], 0) + 1
+                out.append(row)
+            if len(rows) < batch:
+                break
+            at += batch
+        return out[offset:offset + limit]
 
     def count(self, where: QueueFilter = QueueFilter(), *, depth: int = 3, reviewer: str = "") -> int:
-        sql, args = self._listing(where, depth, reviewer)
-        return self.db.execute(f"select count(*) from ({sql}) c", args).fetchone()[0]
-
-    def _listing(self, where: QueueFilter, depth: int, reviewer: str) -> tuple[str, list]:
+        """How many :meth:`queue` would list in all (open ones: at most ``depth`` per article; those
+        ``reviewer`` skipped left out)."""
         conditions, args = where.where()
-        if where.status == "open" and reviewer:
+        if where.status != "open":
+            return self.db.execute(f"select count(*) from suggestions s where {' and '.join(conditions)}",
+                                   args).fetchone()[0]
+        if reviewer:
             conditions.append("not exists (select 1 from reviews r where r.suggestion_id = s.id "
                               "and r.reviewer = ? and r.verdict = 'skip')")
             args.append(reviewer)
-        inner = (f"select {_LISTED}, row_number() over (partition by s.page order by coalesce(s.estimate, -1) desc, "
-                 f"s.created, s.id) as place from suggestions s where {' and '.join(conditions)}")
-        if where.status != "open":
-            return f"select * from ({inner}) q", args
-        return f"select * from ({inner}) q where place <= ?", [*args, depth]
+        return self.db.execute(f"select coalesce(sum(case when n < ? then n else ? end), 0) from (select count(*) n "
+                               f"from suggestions s where {' and '.join(conditions)} group by s.page) c",
+                               [depth, depth, *args]).fetchone()[0]
+
+    def _skipped(self, reviewer: str) -> set[str]:
+        if not reviewer:
+            return set()
+        rows = self.db.execute("select suggestion_id from reviews where reviewer = ? and verdict = 'skip'", [reviewer])
+        return {r[0] for r in rows.fetchall()}
 
     def facets(self) -> dict[str, list[tuple[str, int]]]:
         """The wikis and statuses present, with counts, for the queue's filters."""

@@ -1,0 +1,230 @@
+"""The review page under load: a queue of N suggestions, three reviewers deciding at once on the same
+items, and the job that posts what they approve, against a real local wiki.
+
+Creates a throwaway MediaWiki with ``--articles`` fictional articles, each opted in on its talk page,
+three reviewer accounts, and a state holding ``--items`` suggestions for them (recorded as the bot
+records what its gates passed, each with an estimate). Serves the review page (the app of ``winellbot
+review serve``, Werkzeug's threaded server) and starts ``winellbot run --approved-only`` (its poll every
+2 s). Then three reviewers, each logged in with the wiki's own login, take ``--decisions`` turns: read
+the queue page, then decide on one of the queue's first few items, which all three see, so their
+decisions overlap (approve, reject with a reason, skip, "I added it myself", drawn with a fixed seed).
+When all are done and the poster has posted every approval, it stops the poster and the servers (on
+every way out: an exception, SIGTERM, SIGINT) and prints one JSON object:
+
+``items``; ``p95_queue_ms`` and ``p95_decide_ms`` (the server's own time for the queue page and for a
+decision, from its ``Server-Timing`` header) with ``median_*`` and the wall times ``p95_*_wall_ms``
+seen by the reviewers; ``decisions`` (sent), ``taken`` and ``refused`` (another reviewer was first);
+``approved``; ``posts`` (suggestions on the wiki's talk pages); ``duplicate_posts`` (an id more than once
+on a page, or posted more than once in the state); ``unapproved_posts`` (an id on the wiki without a
+recorded approval); ``seconds_to_post`` (the longest wait from the last approval to its post); settings.
+
+    .venv/bin/python benchmarks/review_page.py [--items 10000] [--articles 200] [--decisions 60] [--seed 1]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import random
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import requests
+from werkzeug.serving import make_server
+
+from winellbot.config import Settings, dump_settings
+from winellbot.localwiki import LocalWiki
+from winellbot.models import Citation, Document, Edit, PipelineResult, Suggestion, Update
+from winellbot.review.app import create_app
+from winellbot.state.db import Measured, State
+from winellbot.state.reviews import ReviewStore
+
+REVIEWERS = ("Bench Reviewer A", "Bench Reviewer B", "Bench Reviewer C")
+PASSWORD = "Bench-review-pass-2026"
+SECTIONS = (("History",), ("Economy",), ("Government",))
+MARK = re.compile(r"<!-- winellbot-suggestion:([0-9a-f]+) -->")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--items", type=int, default=10_000)
+    p.add_argument("--articles", type=int, default=200)
+    p.add_argument("--decisions", type=int, default=60, help="decisions per reviewer")
+    p.add_argument("--seed", type=int, default=1)
+    args = p.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # the finally blocks stop what was started
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # not a line per request
+    with tempfile.TemporaryDirectory(prefix="winellbot-review-bench-") as scratch:
+        wiki = LocalWiki(Path(scratch) / "wiki")
+        wiki.create()
+        wiki.start()
+        try:
+            print(json.dumps(_bench(args, wiki, Path(scratch)), indent=2))
+        finally:
+            wiki.stop()
+    return 0
+
+
+def _bench(args, wiki: LocalWiki, scratch: Path) -> dict:
+    settings = _settings(wiki, scratch)
+    titles = [f"Benchtown {i:04d}" for i in range(args.articles)]
+    _wiki_pages(wiki, settings, titles)
+    state = State(settings.state.path)
+    _queue(state, titles, args.items, random.Random(args.seed))
+    config = scratch / "winellbot.toml"
+    config.write_text(dump_settings(settings), encoding="utf-8")
+    env = {**os.environ, "WINELLBOT_BOT_PASSWORD": wiki.credentials.bot_password}
+    poster = subprocess.Popen([sys.executable, "-m", "winellbot.cli", "run", "--approved-only", "--config", str(config)],
+                              env=env, stdout=subprocess.DEVNULL, stderr=open(scratch / "poster.log", "wb"),
+                              start_new_session=True)
+    server = make_server("127.0.0.1", 0, create_app(settings, secret_key="bench-" + "k" * 26), threaded=True)
+    serving = threading.Thread(target=server.serve_forever, daemon=True)
+    serving.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_port}"
+        times: dict[str, list[tuple[float, float]]] = {"queue": [], "decide": []}
+        outcomes: list[tuple[str, str, bool]] = []
+        threads = [threading.Thread(target=_reviewer, args=(url, name, args.decisions, args.seed + i, times, outcomes))
+                   for i, name in enumerate(REVIEWERS)]
+        [t.start() for t in threads]
+        [t.join() for t in threads]
+        last_approval = time.time()
+        waited = _drain(state, timeout_s=600)
+    finally:
+        os.killpg(poster.pid, signal.SIGTERM)
+        try:
+            poster.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(poster.pid, signal.SIGKILL)
+        server.shutdown()
+    return _figures(args, state, wiki, titles, times, outcomes, waited - last_approval)
+
+
+def _settings(wiki: LocalWiki, scratch: Path) -> Settings:
+    s = Settings()
+    creds = wiki.credentials
+    s.wiki.api_url, s.wiki.username, s.wiki.bot_password_app = wiki.api_url, creds.bot_user, creds.bot_app
+    s.wiki.shutoff_page, s.wiki.put_throttle = f"User:{creds.bot_user}/Shutoff", 0.0
+    s.state.path = str(scratch / "state.sqlite")
+    s.review.poll_seconds = 2.0
+    # The page's speed is measured here, not the caps: every approval may be posted.
+    s.posting.max_per_page_per_week, s.posting.max_per_wiki_per_day = 100, 10_000
+    s.wiki.new_section_interval_days = 0
+    return s
+
+
+def _wiki_pages(wiki: LocalWiki, settings: Settings, titles: list[str]) -> None:
+    pages = {settings.wiki.shutoff_page: "run"}
+    for t in titles:
+        pages[t] = f"'''{t}''' is a fictional town.\n\n== History ==\nFounded in 1802.\n\n== Economy ==\nFishing.\n"
+        pages[f"Talk:{t}"] = "{{Winellbot}}\n"
+    wiki.import_pages(pages, summary="review page benchmark: fictional towns")
+    for name in REVIEWERS:
+        wiki.create_user(name, PASSWORD)
+
+
+def _queue(state: State, titles: list[str], items: int, rng: random.Random) -> None:
+    """``items`` suggestions spread over ``titles``, recorded as the bot records them (one result per article)."""
+    run = state.start_run("offline")
+    per = {t: [] for t in titles}
+    for i in range(items):
+        title = titles[i % len(titles)]
+        fact = f"{title} opened its {i}th public building in {1900 + i % 126}, at a cost of {i * 7 % 997} thousand euros."
+        url = f"https://news.example.org/{i}"
+        doc = Document("d", url, f"Report {i}", f"Earlier. {fact} Later.", publisher="Bench Gazette")
+        section = SECTIONS[i % len(SECTIONS)]
+        per[title].append(Suggestion(title, 1, section, None, Edit("", fact, fact, Citation(url, f"Report {i}")),
+                                     Update(fact, section, fact, doc, reason="the sentence brings figures")))
+    for title, made in per.items():
+        measured = {s.id: Measured(round(rng.random(), 4), {"words": rng.random()}, "127.0.0.1") for s in made}
+        state.record_result(run, title, PipelineResult(suggestions=tuple(made)), measured)
+    state.finish_run(run)
+
+
+def _reviewer(url: str, name: str, turns: int, seed: int, times: dict, outcomes: list) -> None:
+    rng, http = random.Random(seed), requests.Session()
+    csrf = _call(http, "GET", f"{url}/login").text
+    csrf = re.search(r'name="csrf" value="([^"]+)"', csrf).group(1)
+    _call(http, "POST", f"{url}/login/local", csrf=csrf, username=name, password=PASSWORD)
+    for _ in range(turns):
+        page = _call(http, "GET", f"{url}/queue")
+        times["queue"].append(_timed(page))
+        csrf = re.search(r'name="csrf" value="([^"]+)"', page.text).group(1)  # the logged-in session's token
+        ids = re.findall(r'href="/s/([0-9a-f]+)"', page.text)[:4]  # the top of the queue, which all three see
+        sid = rng.choice(ids)
+        verdict = rng.choices(["approve", "reject", "skip", "adopted"], weights=[4, 4, 1, 1])[0]
+        data = {"csrf": csrf, "verdict": verdict} | ({"reasons": "not_new"} if verdict == "reject" else {})
+        answer = _call(http, "POST", f"{url}/s/{sid}/decide", **data)
+        times["decide"].append(_timed(answer))
+        said = _call(http, "GET", f"{url}/queue").text  # the flash says whether it counted
+        outcomes.append((sid, verdict, "Not recorded" not in said))
+
+
+def _call(http: requests.Session, method: str, url: str, **data) -> requests.Response:
+    """One request, no redirect followed; the Secure session cookie is sent over http as a browser does
+    to 127.0.0.1."""
+    started = time.perf_counter()
+    r = http.request(method, url, data=data or None, allow_redirects=False, timeout=120)
+    r.wall_ms = (time.perf_counter() - started) * 1000
+    for cookie in http.cookies:
+        cookie.secure = False
+    return r
+
+
+def _timed(r: requests.Response) -> tuple[float, float]:
+    server = float(re.search(r"dur=([\d.]+)", r.headers.get("Server-Timing", "dur=nan")).group(1))
+    return server, r.wall_ms
+
+
+def _drain(state: State, timeout_s: float) -> float:
+    """Wait until no approved suggestion waits to be posted; returns when."""
+    deadline = time.time() + timeout_s
+    while time.time() < deadline and ReviewStore(state).approved_pages():
+        time.sleep(0.5)
+    return time.time()
+
+
+def _figures(args, state, wiki, titles, times, outcomes, seconds_to_post) -> dict:
+    on_wiki: list[str] = []
+    for i in range(0, len(titles), 50):
+        r = requests.get(wiki.api_url, params={"action": "query", "prop": "revisions", "rvprop": "content",
+                                               "rvslots": "main", "format": "json", "formatversion": "2",
+                                               "titles": "|".join(f"Talk:{t}" for t in titles[i:i + 50])}, timeout=60)
+        for page in r.json()["query"]["pages"]:
+            for rev in page.get("revisions", []):
+                on_wiki += MARK.findall(rev["slots"]["main"]["content"])
+    store = ReviewStore(state)
+    approvals = store.approvals(on_wiki)
+    posted_twice = state.db.execute("select count(*) from (select suggestion_id from posts group by suggestion_id "
+                                    "having count(*) > 1) x").fetchone()[0]
+    return {
+        "items": args.items,
+        **_p("queue", times["queue"]), **_p("decide", times["decide"]),
+        "decisions": len(outcomes), "taken": sum(ok for *_, ok in outcomes),
+        "refused": sum(not ok for *_, ok in outcomes),
+        "approved": sum(1 for r in store.decisions() if r["verdict"] == "approve"),
+        "posts": len(set(on_wiki)), "duplicate_posts": len(on_wiki) - len(set(on_wiki)) + posted_twice,
+        "unapproved_posts": len([sid for sid in set(on_wiki) if sid not in approvals]),
+        "seconds_to_post": round(seconds_to_post, 1),
+        "settings": {"articles": args.articles, "reviewers": len(REVIEWERS), "decisions_each": args.decisions,
+                     "seed": args.seed, "poll_seconds": 2.0},
+    }
+
+
+def _p(name: str, pairs: list[tuple[float, float]]) -> dict:
+    server, wall = [s for s, _ in pairs], [w for _, w in pairs]
+    q = lambda xs: round(statistics.quantiles(xs, n=20)[-1], 1) if len(xs) > 1 else None  # noqa: E731
+    return {f"p95_{name}_ms": q(server), f"median_{name}_ms": round(statistics.median(server), 1),
+            f"p95_{name}_wall_ms": q(wall)}
+
+
+if __name__ == "__main__":
+    sys.exit(main())
