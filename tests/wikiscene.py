@@ -241,6 +241,7 @@ def make_town(local_wiki, make_page, tmp_path: Path) -> dict:
     s.search.backend = "corpus"
     s.search.corpus_dir = str(corpus)
     s.state.path = str(tmp_path / "state.sqlite")
+    s.review.mode = "direct"  # posting as before the review page (tests/test_review_wiki.py: the reviewed mode)
     config = tmp_path / "winellbot.toml"
     config.write_text(dump_settings(s), encoding="utf-8")
     return {"name": name, "docs": docs, "server": server, "config": str(config), "state": s.state.path,
