@@ -4,7 +4,8 @@
     for each due page: init_page (read) -> skip_page -> treat (pipeline, gates, state, post)
     exit (counters, run record)
 
-Errors about one page are caught, recorded in state and counted; the run goes on.
+Errors about one page are caught, recorded in state and counted; the run goes on. A state that cannot
+be read or written (a StorageError) ends the cycle with its one line.
 A shutoff stops the run at once. So does a spent model token budget: the page being treated and
 the pages after it are not rescheduled (they stay due, and the next cycle does them, with the
 model calls already made served from the cache); the run record and ``status`` say so. Posting is idempotent: a suggestion is marked
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field
 
 from winellbot.article import parse_article
 from winellbot.config import Settings
-from winellbot.errors import BudgetExceeded, PostingRefused, ShutoffError, WikiDown, WinellbotError
+from winellbot.errors import BudgetExceeded, PostingRefused, ShutoffError, StorageError, WikiDown, WinellbotError
 from winellbot.gates.acceptability import features
 from winellbot.interface import SearchBackend
 from winellbot.models import Article, PipelineResult, SearchResult
@@ -106,6 +107,9 @@ class WinellBot:
             report.counter["errors"] += 1
             self.state.record_error(run_id, None, type(exc).__name__, str(exc))
             log.info("stopping: %s", exc)  # the caller reports it, once
+        except StorageError:
+            status = "failed"  # recorded if the state still takes it; the caller says why, once
+            raise
         except BudgetExceeded as exc:
             left = len(todo) - len(report.pages) + 1
             status = "budget spent"
@@ -202,7 +206,7 @@ class WinellBot:
                 if written:
                     report.written.append(written)
                     report.counter["posted"] += 1
-        except (ShutoffError, WikiDown, BudgetExceeded):
+        except (ShutoffError, WikiDown, BudgetExceeded, StorageError):
             raise  # the cycle ends; a page the budget cut short is not rescheduled
         except PostingRefused as exc:
             report.counter["refused"] += 1
@@ -351,7 +355,7 @@ class WinellBot:
         try:
             found = OutcomeCheck(self.state, self.reader,
                                  expire_days=self.settings.posting.expire_days).check(getattr(self, "_latest", None))
-        except WikiDown:
+        except (WikiDown, StorageError):
             raise
         except WinellbotError as exc:
             if report is not None:
