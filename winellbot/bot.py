@@ -40,6 +40,7 @@ from winellbot.state.db import State
 from winellbot.state.leases import LeaseLost, Leases
 from winellbot.state.outcomes import OutcomeStore
 from winellbot.state.posts import PostClaims
+from winellbot.text import kept_text
 from winellbot.wiki import render
 from winellbot.wiki.exclusion import exclusion
 
@@ -245,16 +246,17 @@ class WinellBot:
         """Put every source the navigator chose to read in state, so each run's sources can be seen.
 
         A web fetcher records what it fetched itself (with its outcome); results that carried
-        their document (the local corpus) are recorded here, once, with status ``corpus``.
+        their document (the local corpus) are recorded here, once, with status ``corpus``: the text
+        as the bot read it, none of a text it did not read (over the cap; ``error`` says why).
         """
         for step in result.steps:
             doc = step.chosen.document if step.chosen is not None else None
             if doc is None or not doc.url:
                 continue
+            text, why = kept_text(doc.text)
             self.state.record_source(doc.url, original_url=doc.url, title=doc.title, publisher=doc.publisher,
-                                     published=doc.published, status="corpus", error=None,
-                                     content_hash=hashlib.sha256(doc.text.encode("utf-8")).hexdigest(),
-                                     text=doc.text)
+                                     published=doc.published, status="corpus", error=why,
+                                     content_hash=hashlib.sha256(doc.text.encode("utf-8")).hexdigest(), text=text)
 
     def post(self, article: Article, opted_in: bool, report: CycleReport | None = None) -> str | None:
         """Post this page's pending suggestions; returns the title of the page written, if any.
