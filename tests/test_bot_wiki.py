@@ -155,11 +155,30 @@ def test_pywikibot_simulate_writes_nothing_and_keeps_suggestions_pending(scene, 
     assert done.returncode == 0, done.stdout + done.stderr
     assert "winellbot-suggestion" not in pywikibot.Page(site, f"Talk:{scene['opted']}").text
     assert not pywikibot.Page(site, f"{s.wiki.queue}/{scene['listed']}").exists()
-    # -simulate is a dry run for the state too (issue 30): nothing found, scheduled or run is kept,
-    # so the next real run does everything a real run does
+    # -simulate is a dry run for the state too (issue 30): nothing found or scheduled is kept, so the
+    # next real run does everything a real run does; its run is kept, marked, as a dry run's is (issue 45)
     state = configured_state(s)
     assert not state.suggestions() and not list(state.db["pages"].rows)
-    assert [r["status"] for r in state.db["runs"].rows] == []
+    assert [r["status"] for r in state.db["runs"].rows] == ["dry-run"]
     real = subprocess.run(cmd[:-1], capture_output=True, text=True, timeout=300)
     assert real.returncode == 0, real.stdout + real.stderr
     assert "winellbot-suggestion" in pywikibot.Page(site, f"Talk:{scene['opted']}").text
+
+
+def test_pages_that_are_not_articles_are_each_said_and_recorded_not_passed_over(scene, tmp_path):
+    """Issue 45: `once -page:` a talk page, a user page or Special:Random ended "0 page(s)" with nothing said."""
+    s = scene["settings"]
+    config = tmp_path / "winellbot.toml"
+    config.write_text(dump_settings(s), encoding="utf-8")
+    given = [f"Talk:{scene['opted']}", f"User:{scene['bot']}/Notes", "Special:Random", scene["opted"]]
+    done = subprocess.run([sys.executable, "-m", "winellbot.cli", "once", "--force", "--config", str(config),
+                           *(f"-page:{t}" for t in given)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    said = [line for line in done.stdout.splitlines() if line.startswith("not treated: ")]
+    assert said == [f"not treated: 'Talk:{scene['opted']}' is a talk page, not an article; give the article's "
+                    f"title ({scene['opted']!r})",
+                    f"not treated: 'User:{scene['bot']}/Notes' is one of the bot's own pages, not an article",
+                    "not treated: 'Special:Random' is a special page, not an article"], done.stdout
+    assert "1 page(s)" in done.stdout.splitlines()[-1] and "3 error(s) or skip(s) recorded" in done.stdout
+    recorded = [e["page"] for e in configured_state(s).db["errors"].rows_where("stage = 'title'")]
+    assert recorded == given[:3]

@@ -92,3 +92,35 @@ def test_config_outside_its_domain_is_one_line_from_the_cli(tmp_path, capsys, te
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.toml"]
+
+
+@pytest.mark.parametrize("kind, message", [
+    ("folder", "is a folder: name the TOML file in it"),
+    ("binary", "is not UTF-8 text (a binary file?)"),
+    ("sqlite url", "state.url must name a MariaDB database, mysql+pymysql://USER:PASSWORD@HOST/DATABASE; got a URL "
+                   "of sqlite scheme; for a SQLite state set [state] path instead"),
+])
+def test_a_config_that_is_not_a_config_is_one_line_in_every_command(tmp_path, capsys, kind, message):
+    if kind == "folder":
+        cfg = tmp_path / "configs"
+        cfg.mkdir()
+    else:
+        cfg = tmp_path / "c.toml"
+        if kind == "binary":
+            cfg.write_bytes(bytes(range(256)) * 8)
+        else:
+            cfg.write_text(f'[state]\nurl = "sqlite:///{tmp_path / "s.sqlite"}"\n')
+    for command in (["status"], ["once"], ["posted"], ["health"], ["state", "copy"]):
+        assert main([*command, "--config", str(cfg)]) == 1
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and message in err, (command, err)
+        assert str(cfg) in err or kind == "sqlite url", err
+
+
+def test_a_sqlite_url_in_the_environment_is_refused_too(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("WINELLBOT_STATE_URL", f"sqlite:///{tmp_path / 's.sqlite'}")
+    assert main(["status"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "WINELLBOT_STATE_URL must name a MariaDB database" in err, err
+    assert str(tmp_path) not in err, "the URL itself (which may hold a password) is not shown"

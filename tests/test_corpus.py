@@ -87,7 +87,7 @@ def test_a_deeply_nested_line_is_skipped_not_a_crash(tmp_path):
     assert "nested too deeply" in corpus.problems[0]
 
 
-def test_a_huge_source_is_not_read_and_its_step_says_why():
+def test_a_huge_source_is_not_read_and_its_step_and_a_recorded_skip_say_why():
     from winellbot.models import Document, NavigationStep, SearchResult
     from winellbot.pipeline.loop import UpdateAggregationLoop
     from winellbot.text import MAX_DOCUMENT_CHARS
@@ -96,4 +96,5 @@ def test_a_huge_source_is_not_read_and_its_step_says_why():
     step = NavigationStep("q", SearchResult(doc.url, doc.title, document=doc))
     steps, errors = [step], []
     assert UpdateAggregationLoop._read(step, None, steps, errors) is None
-    assert "over the cap" in steps[0].reason and errors == []
+    assert "over the cap" in steps[0].reason
+    assert errors == [f"source not read: {doc.url}: 500,050 characters, over the cap of 500,000 for one source"]

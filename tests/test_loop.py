@@ -134,13 +134,13 @@ class PdfNavigator(CountingNavigator):
         return step
 
 
-def test_a_pdf_read_as_text_is_not_extracted_and_its_step_says_why():
+def test_a_pdf_read_as_text_is_not_extracted_and_its_step_and_a_recorded_skip_say_why():
     loop = UpdateAggregationLoop(PdfNavigator(3), OneFactExtractor(), VerdictAggregator([]),
                                  max_iterations=5, max_empty=3)
     result = loop.run(ARTICLE, CRITERIA, NoSearch(), None)
     assert [u.text for u in result.kept] == ["fact 0", "fact 2"]
     assert result.steps[1].reason == "next; not read: the raw bytes of a PDF file, not its text"
-    assert result.errors == ()
+    assert result.errors == ("source not read: https://news.example/1: the raw bytes of a PDF file, not its text",)
 
 
 class AllPdfNavigator(CountingNavigator):

@@ -229,3 +229,54 @@ def test_the_command_prints_each_tables_count_and_never_the_password(tmp_path, m
     again = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert again.returncode == 1 and again.stdout == ""
     assert "already holds rows" in again.stderr and PASSWORD not in again.stderr
+
+
+@pytest.mark.parametrize("kind", ["empty", "damaged", "another program's"])
+def test_a_source_that_is_not_a_whole_winellbot_state_is_one_error_and_nothing_is_copied(tmp_path, mariadb_url, kind):
+    import sqlite3
+
+    from storage_faults import damage
+
+    path = tmp_path / "state.sqlite"
+    if kind == "empty":
+        path.touch()
+    elif kind == "damaged":
+        filled_state(path).db.conn.close()
+        damage(path)
+    else:
+        with sqlite3.connect(path) as db:
+            db.execute("create table photos (id integer primary key, name text)")
+    config = tmp_path / "c.toml"
+    config.write_text(f'[state]\npath = "{path}"\n', encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "winellbot.cli", "state", "copy", "--config", str(config), "--to",
+                           mariadb_url], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and done.stdout == "" and "Traceback" not in done.stderr, done.stderr
+    [line] = done.stderr.splitlines()
+    assert str(path) in line and ("nothing was copied" in line or "not a winellbot state" in line), line
+    assert data_rows(mariadb_url) == {}
+
+
+def test_a_source_text_of_30_mb_the_bot_never_read_is_copied_as_the_bot_keeps_it_now(tmp_path, mariadb_url):
+    """A state written before the texts were capped holds a source's text of 30 MB, more than the server takes in
+    one statement (max_allowed_packet, 16 MiB): the copy keeps none of it, says so, and copies everything else."""
+    path = tmp_path / "state.sqlite"
+    state = filled_state(path)
+    huge = "A harbour wall was repaired. " * 1_100_000
+    state.record_source("https://news.example/huge", title="Huge", status="corpus", text=huge)
+    state.db.conn.close()
+    report = copy_state(path, mariadb_url)
+    assert report.unread_texts == 1 and dict(report.tables)["sources"] == 3
+    row = State(url=mariadb_url).source("https://news.example/huge")
+    assert row["text"] is None and row["title"] == "Huge" and "over the cap" in row["error"]
+    assert State(url=mariadb_url).source(LONG_URL)["text"] == "Text " * 100, "a text the bot read is copied whole"
+
+
+def test_a_row_larger_than_the_server_takes_is_one_error_naming_it_and_nothing_is_copied(tmp_path, mariadb_url):
+    path = tmp_path / "state.sqlite"
+    state = filled_state(path)
+    state.cache_put("huge-reply", "x" * 17_000_000)  # over 16 MiB, and not a source's text
+    state.db.conn.close()
+    with pytest.raises(StateError, match="llm_cache: the row whose key is 'huge-reply' holds 17,0.* bytes, more than "
+                                         "the server takes in one statement.*nothing was copied"):
+        copy_state(path, mariadb_url)
+    assert data_rows(mariadb_url) == {}

@@ -140,3 +140,30 @@ def test_two_jobs_posting_at_once_hold_the_daily_cap_together(scene, site, maria
              + pywikibot.Page(site, f"{s.wiki.queue}/{scene['listed']}").text)
     assert texts.count("<!-- winellbot-suggestion:") == 1 and len(state.posts()) == 1
     assert len(state.suggestions(status="proposed")) >= 1, "the other waits for a later cycle"
+
+
+def test_a_30_mb_source_on_mariadb_is_a_counted_skip_and_is_not_stored_whole(scene, mariadb_url, tmp_path, capsys):
+    """A document of 30 MB in the corpus (over the server's max_allowed_packet, 16 MiB): the bot does not read it
+    (over the reading cap), keeps none of its text, and counts the skip among the cycle's errors and skips."""
+    from pathlib import Path
+
+    s = scene["settings"]
+    s.state.url = mariadb_url
+    huge = {"id": "huge", "url": "https://news.example.org/huge", "title": f"{scene['opted']} harbour news",
+            "published": "2026-05-01", "publisher": "Huge Gazette",
+            "text": f"{scene['opted']} elected a mayor and repaired its harbour wall. " * 500_000}
+    assert len(huge["text"]) > 30_000_000
+    with (Path(s.search.corpus_dir) / "news.jsonl").open("a", encoding="utf-8") as fh:
+        fh.write("\n" + json.dumps(huge))
+    config = _config(s, tmp_path)
+    assert main(["once", "--force", "--config", config, f"-page:{scene['opted']}"]) == 0
+    report = capsys.readouterr().out.strip().splitlines()[-1]
+    state = State(url=mariadb_url)
+    source = state.source(huge["url"])
+    assert source["text"] is None and "over the cap" in source["error"], source["error"]
+    errors = list(state.db["errors"].rows)
+    assert [e["stage"] for e in errors] == ["pipeline"], errors  # no "internal" or server error
+    assert errors[0]["message"].startswith(f"source not read: {huge['url']}: ")
+    run = state.latest_run()
+    assert run["status"] == "done" and run["errors"] == 1 and run["posted"] == 1
+    assert "1 error(s) or skip(s) recorded" in report, report

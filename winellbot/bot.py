@@ -4,7 +4,8 @@
     for each due page: init_page (read) -> skip_page -> treat (pipeline, gates, state, post)
     exit (counters, run record)
 
-Errors about one page are caught, recorded in state and counted; the run goes on.
+Errors about one page are caught, recorded in state and counted; the run goes on. A state that cannot
+be read or written (a StorageError) ends the cycle with its one line.
 A shutoff stops the run at once. So does a spent model token budget: the page being treated and
 the pages after it are not rescheduled (they stay due, and the next cycle does them, with the
 model calls already made served from the cache); the run record and ``status`` say so. Posting is idempotent: a suggestion is marked
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field
 
 from winellbot.article import parse_article
 from winellbot.config import Settings
-from winellbot.errors import BudgetExceeded, PostingRefused, ShutoffError, WikiDown, WinellbotError
+from winellbot.errors import BudgetExceeded, PostingRefused, ShutoffError, StorageError, WikiDown, WinellbotError
 from winellbot.gates.acceptability import features
 from winellbot.interface import SearchBackend
 from winellbot.models import Article, PipelineResult, SearchResult
@@ -40,6 +41,7 @@ from winellbot.state.leases import LeaseLost, Leases
 from winellbot.state.outcomes import OutcomeStore
 from winellbot.state.posts import PostClaims
 from winellbot.state.reviews import ReviewStore
+from winellbot.text import kept_text
 from winellbot.wiki import render
 from winellbot.wiki.exclusion import exclusion
 
@@ -119,6 +121,9 @@ class WinellBot:
             report.counter["errors"] += 1
             self.state.record_error(run_id, None, type(exc).__name__, str(exc))
             log.info("stopping: %s", exc)  # the caller reports it, once
+        except StorageError:
+            status = "failed"  # recorded if the state still takes it; the caller says why, once
+            raise
         except BudgetExceeded as exc:
             left = len(todo) - len(report.pages) + 1
             status = "budget spent"
@@ -216,7 +221,7 @@ class WinellBot:
                 if written:
                     report.written.append(written)
                     report.counter["posted"] += 1
-        except (ShutoffError, WikiDown, BudgetExceeded):
+        except (ShutoffError, WikiDown, BudgetExceeded, StorageError):
             raise  # the cycle ends; a page the budget cut short is not rescheduled
         except PostingRefused as exc:
             report.counter["refused"] += 1
@@ -274,16 +279,17 @@ class WinellBot:
         """Put every source the navigator chose to read in state, so each run's sources can be seen.
 
         A web fetcher records what it fetched itself (with its outcome); results that carried
-        their document (the local corpus) are recorded here, once, with status ``corpus``.
+        their document (the local corpus) are recorded here, once, with status ``corpus``: the text
+        as the bot read it, none of a text it did not read (over the cap; ``error`` says why).
         """
         for step in result.steps:
             doc = step.chosen.document if step.chosen is not None else None
             if doc is None or not doc.url:
                 continue
+            text, why = kept_text(doc.text)
             self.state.record_source(doc.url, original_url=doc.url, title=doc.title, publisher=doc.publisher,
-                                     published=doc.published, status="corpus", error=None,
-                                     content_hash=hashlib.sha256(doc.text.encode("utf-8")).hexdigest(),
-                                     text=doc.text)
+                                     published=doc.published, status="corpus", error=why,
+                                     content_hash=hashlib.sha256(doc.text.encode("utf-8")).hexdigest(), text=text)
 
     def post(self, article: Article, opted_in: bool, report: CycleReport | None = None) -> str | None:
         """Post this page's pending suggestions; returns the title of the page written, if any.
@@ -419,7 +425,7 @@ class WinellBot:
         try:
             found = OutcomeCheck(self.state, self.reader,
                                  expire_days=self.settings.posting.expire_days).check(getattr(self, "_latest", None))
-        except WikiDown:
+        except (WikiDown, StorageError):
             raise
         except WinellbotError as exc:
             if report is not None:

@@ -165,6 +165,9 @@ def _state_copy(args: argparse.Namespace, settings) -> int:
     report = copy_state(args.source or settings.state.path, url)
     for name, rows in report.tables:
         print(f"{name:<16}{rows:>10} rows")
+    if report.unread_texts:
+        print(f"{report.unread_texts} source text(s) the bot never read (over the reading cap) were not copied: "
+              "their rows say why in `error`")
     print(f"copied {report.rows} rows in {len(report.tables)} tables from {report.source} to {report.target} "
           f"in {report.seconds:.1f} s; every table's count matches the file's")
     return 0

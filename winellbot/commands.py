@@ -109,7 +109,9 @@ def simulating(settings: Settings, args: list[str]) -> bool:
 
 
 def titles_from_args(site, args: list[str]) -> list[str] | None:
-    """Pywikibot's own options: -simulate and friends, then page generators. None: no generator given."""
+    """Pywikibot's own options: -simulate and friends, then page generators. None: no generator given.
+    Every page the generators give, in any namespace: the cycle says of each one that is not an
+    article why it is not treated (WinellBot._resolve), and records it."""
     if not args:
         return None
     import pywikibot
@@ -127,18 +129,20 @@ def titles_from_args(site, args: list[str]) -> list[str] | None:
     gen = factory.getCombinedGenerator()
     if gen is None:
         return None
-    return [p.title() for p in gen if p.namespace() == 0]
+    return [p.title() for p in gen]
 
 
 def once(settings: Settings, args: list[str], *, force: bool = False, dry_run: bool = False) -> int:
     from winellbot import factory
 
-    with job_state(settings, dry_run=dry_run or simulating(settings, args)) as state:
+    copy = dry_run or simulating(settings, args)
+    with job_state(settings, dry_run=copy) as state:
         wiki = factory.build_wiki(settings, state_dir(settings))
         titles = titles_from_args(wiki.site, args)
         bot = build_bot(settings, state, dry_run=dry_run, wiki=wiki)
         report = bot.run(titles, force=force or titles is not None)
-        _keep_cost(settings, bot, report)
+        if copy:
+            _keep_cost(settings, bot, report)
     if _failed(report):
         raise WikiError(f"run {report.run_id} stopped: {report.stopped}")
     print_report(report)
@@ -176,12 +180,14 @@ def run_forever(settings: Settings, args: list[str], *, approved_only: bool = Fa
 def article(settings: Settings, args: list[str], title: str, *, post: bool = False, as_json: bool = False) -> int:
     from winellbot import factory
 
-    with job_state(settings, dry_run=not post or simulating(settings, args)) as state:
+    copy = not post or simulating(settings, args)
+    with job_state(settings, dry_run=copy) as state:
         wiki = factory.build_wiki(settings, state_dir(settings))
         titles_from_args(wiki.site, args)  # honours -simulate and friends
         bot = build_bot(settings, state, dry_run=not post, wiki=wiki)
         report = bot.run([title], force=True)
-        _keep_cost(settings, bot, report)
+        if copy:
+            _keep_cost(settings, bot, report)
     if title in report.problems:
         raise WikiError(report.problems[title])
     if _failed(report):
@@ -203,9 +209,9 @@ def article(settings: Settings, args: list[str], title: str, *, post: bool = Fal
 
 
 def _keep_cost(settings: Settings, bot: WinellBot, report: CycleReport) -> None:
-    """After a dry run (on a copy), keep its run and model calls in the real state, in one short
-    transaction; if the state cannot take them now, the dry run says so and its output stands."""
-    if not bot.dry_run or settings.state.path == ":memory:":
+    """After a dry run or ``-simulate`` (both on a copy), keep its run and model calls in the real state, in
+    one short transaction; if the state cannot take them now, the run says so and its output stands."""
+    if settings.state.path == ":memory:" and not settings.state.server_url:
         return
     try:
         real = open_state(settings)
@@ -230,6 +236,8 @@ def format_suggestion(s) -> str:
 
 
 def print_report(report: CycleReport) -> None:
+    for why in report.problems.values():
+        print(f"not treated: {why}")
     c = report.counter
     print(f"run {report.run_id}: {len(report.pages)} page(s), {c['suggestions']} suggestion(s) "
           f"({c['held']} held by gates" + (f", {c['merged']} held as the same fact as another" if c["merged"] else "")

@@ -192,6 +192,9 @@ class LLMSettings:
         return os.environ.get("WINELLBOT_OPENAI_API_KEY") or os.environ.get("OPENAI_API_KEY", "")
 
 
+STATE_URL_SCHEMES = ("mysql+pymysql",)  # the driver the state's server code is written for (state/sqldb.py)
+
+
 @dataclass
 class StateSettings:
     path: str = "winellbot.sqlite"
@@ -318,6 +321,7 @@ def validate_settings(settings: Settings) -> Settings:
             if domain is not None:
                 domain.check(where, value)
     _check_queue(settings.wiki)
+    _check_state_url(settings.state)
     return settings
 
 
@@ -347,6 +351,17 @@ def _title_key(title: str) -> str:
     return f"{namespace.strip().lower()}:{rest[:1].upper()}{rest[1:]}"
 
 
+def _check_state_url(state: StateSettings) -> None:
+    """A state URL names a MariaDB database; a SQLite state is ``[state] path``, never a URL."""
+    url = state.server_url
+    scheme = url.split("://", 1)[0].lower() if "://" in url else ""
+    if url and scheme not in STATE_URL_SCHEMES:
+        where = "state.url" if state.url else "WINELLBOT_STATE_URL"
+        hint = "; for a SQLite state set [state] path instead" if scheme.startswith("sqlite") else ""
+        raise ConfigError(f"{where} must name a MariaDB database, mysql+pymysql://USER:PASSWORD@HOST/DATABASE; got "
+                          f"a URL of {scheme or 'no'} scheme{hint}")
+
+
 def load_settings(path: str | Path | None = None, overrides: dict | None = None) -> Settings:
     """Defaults, then the TOML file (if any), then ``overrides`` ({"section": {"key": value}})."""
     settings = Settings()
@@ -359,6 +374,13 @@ def load_settings(path: str | Path | None = None, overrides: dict | None = None)
             data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
         except FileNotFoundError as exc:
             raise ConfigError(f"config file not found: {path}") from exc
+        except IsADirectoryError as exc:
+            raise ConfigError(f"config file {path} is a folder: name the TOML file in it") from exc
+        except OSError as exc:  # no permission to read it, and the like
+            raise ConfigError(f"config file {path} cannot be read: {exc.strerror or exc}") from exc
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"config file {path} is not UTF-8 text (a binary file?): byte {exc.start} cannot be "
+                              "read") from exc
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"config file {path} is not valid TOML: {exc}") from exc
     for source in (data, overrides or {}):

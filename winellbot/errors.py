@@ -10,7 +10,8 @@
      |    +-- WikiDown          the wiki cannot be used at all: the cycle stops
      |         +-- WikiUnreachable  it does not answer (after the bounded wait)
      |         +-- LoginLost        the login is gone and cannot be regained
-     +-- StateError             the SQLite state is unusable
+     +-- StateError             the state refused an operation (a SQLite file or a database server)
+     |    +-- StorageError      its file or server cannot be read or written: the cycle stops
      +-- SearchError            a search backend failed
      +-- FetchError             a source could not be fetched or extracted (recorded, never fatal)
      |    +-- UnsafeURLError    the URL points at a private address or a non-http scheme
@@ -66,6 +67,11 @@ class LoginLost(WikiDown):
 
 class StateError(WinellbotError):
     pass
+
+
+class StorageError(StateError):
+    """The state's storage cannot be used: a damaged, empty or read-only file, a full or failing disk, a
+    database server that does not answer. One line naming the file (or server) and what to do; a cycle stops."""
 
 
 class NoStateYet(StateError):

@@ -15,7 +15,7 @@ from winellbot.bundled import sample_dir
 from winellbot.config import Settings
 from winellbot.editor.predict import editor_model, local_client
 from winellbot.editor.spans import copy_decoding
-from winellbot.errors import ConfigError
+from winellbot.errors import ConfigError, StorageError
 from winellbot.gates.registry import default_gates
 from winellbot.interface import Fetcher, SearchBackend
 from winellbot.llm.client import ModelClient
@@ -202,7 +202,11 @@ def build_wiki(settings: Settings, state_dir: Path) -> Wiki:
             raise ConfigError(f"WINELLBOT_BOT_PASSWORD is not set: the BotPassword of "
                               f"{w.username}@{w.bot_password_app} is needed to log in to {w.api_url}")
         if "pywikibot" not in sys.modules:  # else its config folder is fixed already (tests, embedding)
-            wiki_site.prepare_pywikibot(state_dir / "pywikibot")
+            try:
+                wiki_site.prepare_pywikibot(state_dir / "pywikibot")
+            except OSError as exc:  # Pywikibot keeps its files beside the state: a read-only folder
+                raise StorageError(f"cannot prepare Pywikibot's folder beside the state, {state_dir / 'pywikibot'}: "
+                                   f"{exc}: give the user the bot runs as write access to {state_dir}") from exc
         site = wiki_site.connect(w.api_url, w.username, settings.bot_password, app=w.bot_password_app,
                                  family_name=w.family_name or None, throttle=w.put_throttle, maxlag=w.maxlag,
                                  simulate=w.simulate, max_wait=w.max_wait)

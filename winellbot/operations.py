@@ -3,9 +3,9 @@
 
 ``posted`` reads the state only: every posted suggestion with its page, section, status (as
 reviewers last set it, or withdrawn) and the permanent link of the revision that posted it.
-``withdraw`` sets the suggestion's ``status`` to ``withdrawn`` on the wiki, through the writer's
-one save path (so the shutoff page, {{bots}} and the namespace rules hold), changing nothing else
-on the page, then records it in state.
+``withdraw`` records the suggestion as withdrawn in state, then sets its ``status`` to ``withdrawn``
+on the wiki, through the writer's one save path (so the shutoff page, {{bots}} and the namespace
+rules hold), changing nothing else on the page.
 """
 from __future__ import annotations
 
@@ -90,8 +90,8 @@ def health(settings: Settings, *, job: str = "continuous", max_age: float | None
     for longer than the interval (stuck); or no cycle has started for ``max_age`` minutes. With
     ``[state] url`` the jobs are read from the database instead (:func:`server_health`).
     """
+    from winellbot.commands import open_state
     from winellbot.errors import StateError
-    from winellbot.state.db import State
     from winellbot.state.lock import holder
 
     interval = settings.schedule.interval_minutes
@@ -107,7 +107,7 @@ def health(settings: Settings, *, job: str = "continuous", max_age: float | None
     if job == "continuous" and who is None:
         problems.append(f"no winellbot job holds the state {settings.state.path}")
     try:
-        last = State(settings.state.path, readonly=True).latest_run()
+        last = open_state(settings, readonly=True).latest_run()
     except StateError as exc:
         last, problems = None, problems + [str(exc)]
     if last is None:
@@ -234,7 +234,12 @@ def _since(text: str) -> str:
 
 
 def withdraw(settings: Settings, wanted: str, *, reason: str = "", force: bool = False) -> int:
-    """Withdraw one suggestion; exit 1 when a reviewer's verdict stands in the way (without --force)."""
+    """Withdraw one suggestion; exit 1 when a reviewer's verdict stands in the way (without --force).
+
+    The state is written before the wiki, as posting does: a state that cannot be written refuses
+    before the wiki is touched, and a wiki write that fails puts the state back as it was. A
+    withdrawal cut short between the two (the state says withdrawn, the box does not) is finished by
+    running the command again."""
     from winellbot import factory
     from winellbot.commands import open_state, state_dir
     from winellbot.wiki.render import parse_statuses
@@ -242,26 +247,32 @@ def withdraw(settings: Settings, wanted: str, *, reason: str = "", force: bool =
     state = open_state(settings)
     row = _find(state, wanted)
     sid, why = row["id"], f"withdrawn by the operator{': ' + reason if reason else ''}"
-    if row["status"] == "withdrawn":
-        print(f"{sid} is already withdrawn")
-        return 0
-    posts = state.posted(page=row["page"])
-    post = next((p for p in posts if p["id"] == sid), None)
+    post = next((p for p in state.posted(page=row["page"]) if p["id"] == sid), None)
     if post is None:
-        state.set_status(sid, "withdrawn", why + " (before it was posted)")
-        print(f"{sid} was never posted; marked withdrawn in state, so it will not be")
+        if row["status"] != "withdrawn":
+            state.set_status(sid, "withdrawn", why + " (before it was posted)")
+            print(f"{sid} was never posted; marked withdrawn in state, so it will not be")
+        else:
+            print(f"{sid} is already withdrawn")
         return 0
     wiki = factory.build_wiki(settings, state_dir(settings))
     verdict = parse_statuses(wiki.reader.page_text(post["target"]) or "").get(sid)
+    if row["status"] == "withdrawn" and verdict in (None, "withdrawn"):
+        print(f"{sid} is already withdrawn")
+        return 0
     if verdict in DECIDED and not force:
         print(f"{sid}: a reviewer set status={verdict} on {post['target']}; not changed (use --force to withdraw it)")
         return 1
-    change = wiki.writer.set_status(post["target"], sid, "withdrawn", summary=f"suggestion {sid} {why}")
+    state.set_status(sid, "withdrawn", why)  # first: a state that cannot be written refuses here
+    try:
+        change = wiki.writer.set_status(post["target"], sid, "withdrawn", summary=f"suggestion {sid} {why}")
+    except BaseException:
+        state.set_status(sid, row["status"], row["status_reason"] or "")  # the wiki said no: as it was
+        raise
     if not change.found:
         state.set_status(sid, "withdrawn", why + f" (its box is no longer on {post['target']})")
         print(f"{sid}: no box on {post['target']} any more (archived or removed); marked withdrawn in state")
         return 0
-    state.set_status(sid, "withdrawn", why)
     link = wiki.writer.permalink(change.target, change.revid, sid)
     print(f"{sid}: withdrawn on {change.target} (was {change.previous}): {link}")
     return 0

@@ -208,3 +208,10 @@ def not_text(text: str) -> str:
     if head and bad / len(head) > _UNREADABLE_SHARE:
         return f"{bad / len(head):.0%} of its first characters are unreadable bytes"
     return ""
+
+
+def kept_text(text: str | None) -> tuple[str | None, str | None]:
+    """What the state keeps of a source's text, and why not: the text the bot reads, or None and the
+    reason it was not read (:func:`not_text`). A text over the cap, never read, is never stored whole."""
+    problem = not_text(text) if text else ""
+    return (None, f"not read: {problem}") if problem else (text, None)

@@ -79,8 +79,9 @@ class UpdateAggregationLoop:
     @staticmethod
     def _read(step: NavigationStep, fetcher: Fetcher | None, steps: list[NavigationStep],
               errors: list[str]) -> Document | None:
-        """The chosen result's document, or None with the reason recorded (a failed fetch in ``errors``;
-        a file's bytes served as text, which holds nothing to quote, in the step's reason)."""
+        """The chosen result's document, or None with the reason recorded: a failed fetch in ``errors``; a
+        text not read (a file's bytes served as text, which hold nothing to quote, or a text over the cap)
+        in the step's reason and, as a skip the cycle counts, in ``errors``."""
         document = step.chosen.document
         if document is None:
             if fetcher is None:
@@ -94,6 +95,7 @@ class UpdateAggregationLoop:
         problem = not_text(document.text)
         if problem:
             steps[-1] = replace(step, reason=f"{step.reason}; not read: {problem}".lstrip("; "))
+            errors.append(f"source not read: {document.url}: {problem}")
             return None
         return document
 

@@ -26,6 +26,7 @@ from winellbot.interface import Fetcher
 from winellbot.search._web import DEFAULT_USER_AGENT
 from winellbot.search.filters import iso_date, registered_domain
 from winellbot.search.urls import Resolver, UrlGuard, canonical_url, guarded_adapter
+from winellbot.text import kept_text
 
 log = logging.getLogger(__name__)
 
@@ -215,10 +216,10 @@ class WebFetcher(Fetcher):
     def _record_success(self, key: str, original_url: str, doc: Document) -> None:
         if self.state is None:
             return
+        text, why = kept_text(doc.text)  # a text the bot does not read is not kept (nor served from here again)
         self.state.record_source(key, original_url=original_url, final_url=doc.url, title=doc.title,
-                                 publisher=doc.publisher, published=doc.published, status="ok", error=None,
-                                 content_hash=hashlib.sha256(doc.text.encode("utf-8")).hexdigest(),
-                                 text=doc.text)
+                                 publisher=doc.publisher, published=doc.published, status="ok", error=why,
+                                 content_hash=hashlib.sha256(doc.text.encode("utf-8")).hexdigest(), text=text)
 
     def _record_failure(self, key: str, original_url: str, exc: Exception) -> None:
         log.info("fetch failed: %s: %s", original_url, exc)

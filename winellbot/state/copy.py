@@ -4,12 +4,18 @@ Contracts of :func:`copy_state`:
 
 - The SQLite file is only read. The copy holds the file's job lock throughout (no job starts
   meanwhile) and refuses while a job holds it, since that job's rows would change under the copy.
+- A file that is not a winellbot state (an empty file, another program's database) or that does not
+  read whole (SQLite's ``quick_check``) is refused in one line: nothing is copied, nothing reported as copied.
 - A file of an older schema is copied to a temporary file, which is migrated forward and read
   instead (the file itself never changes); a file of a newer winellbot is refused.
 - The target is refused, before anything is written to it, when any of its tables other than
   ``_migrations`` holds a row. It is then migrated to the latest schema, and the columns the file
   has beyond the schema (added by ``alter=True`` writes) are added to it.
 - A value too long for a key column of the target is reported, row by row, before any row is written.
+- A source's text the bot did not read (over the reading cap: winellbot/text.py) is copied as the bot
+  keeps such a text now: none of it, the reason in ``error`` (the report counts them). A row larger than
+  the server takes in one statement (its ``max_allowed_packet``) stops the copy with one line naming the
+  row, and nothing is copied; rows go in statements of at most a quarter of that size.
 - Every table, parents first, is copied in batches inside one transaction, with its keys and ids
   as they are (SQLite's ``rowid`` goes into the target's ``rowid`` column where there is one); the
   server's auto-increment counters continue after the largest id. Each table's count is checked
@@ -29,12 +35,13 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from winellbot.errors import ConfigError, StateError
+from winellbot.errors import ConfigError, NoStateYet, StateError, StorageError
 from winellbot.state.db import State
 from winellbot.state.lock import JobLock, holder
 from winellbot.state.migrations import MIGRATIONS
 from winellbot.state.schema import Schema
 from winellbot.state.sqldb import SqlDatabase, hidden
+from winellbot.text import kept_text
 
 # Parents before the rows that name them (the schema declares no foreign keys; this order would keep
 # a copy valid if it did). Tables not named here follow in alphabetical order.
@@ -42,7 +49,8 @@ ORDER = ("runs", "pages", "sources", "updates", "steps", "decisions", "suggestio
          "post_claims", "post_caps", "review_pages", "outcomes", "verdicts", "outcome_pages", "llm_calls",
          "llm_cache", "errors")
 BATCH_ROWS = 500
-BATCH_CHARS = 4_000_000  # well below the server's smallest max_allowed_packet in common use (16 MiB)
+BATCH_BYTES = 4_000_000  # at most; and at most a quarter of the server's max_allowed_packet
+PACKET_MARGIN = 65_536  # a statement's own text beside one row's values
 SHOWN_TOO_LONG = 5
 
 
@@ -54,6 +62,7 @@ class CopyReport:
     target: str
     tables: list[tuple[str, int]] = field(default_factory=list)
     seconds: float = 0.0
+    unread_texts: int = 0  # sources' texts the bot never read, not copied (see the module docstring)
 
     @property
     def rows(self) -> int:
@@ -83,7 +92,8 @@ def copy_state(path: str | Path, url: str) -> CopyReport:
         target = State(url=url)
         try:
             tables = _plan(source, target)
-            report = CopyReport(str(path), target.path, _copy(source, target, tables))
+            report = CopyReport(str(path), target.path)
+            report.tables = _copy(source, target, tables, report)
         finally:
             target.db.close()
     report.seconds = time.monotonic() - started
@@ -103,12 +113,16 @@ def _check_url(url: str) -> None:
 @contextlib.contextmanager
 def _readable(path: str | Path) -> Iterator[sqlite3.Connection]:
     """A connection to the state at ``path`` in the latest schema: the file's own, read-only, inside one
-    read transaction; or, for a file of an older schema, a migrated copy of it that no one else writes."""
-    state = State(path, readonly=True)
+    read transaction; or, for a file of an older schema, a migrated copy of it that no one else writes.
+    A file that is not a state, or does not read whole, is refused."""
+    try:
+        state = State(path, readonly=True)
+    except NoStateYet as exc:
+        raise StorageError(f"{path} holds no winellbot state (no tables: an empty file?); nothing was copied") from exc
     conn: sqlite3.Connection = state.db.conn
     try:
-        made = "_migrations" in state.db.table_names()
-        have = {r[0] for r in conn.execute("select name from _migrations")} if made else set()
+        _check_whole(path, conn)
+        have = {r[0] for r in conn.execute("select name from _migrations")}
         known = [name for name, _ in MIGRATIONS]
         newer = sorted(have - set(known))
         if newer:
@@ -129,6 +143,17 @@ def _readable(path: str | Path) -> Iterator[sqlite3.Connection]:
                 migrated.db.conn.close()
     finally:
         conn.close()
+
+
+def _check_whole(path: str | Path, conn: sqlite3.Connection) -> None:
+    """Refuse a file that does not read whole (SQLite's quick check of every page, index and row)."""
+    try:
+        found = [line for r in conn.execute("pragma quick_check(5)") for line in r[0].splitlines() if line.strip()]
+    except StorageError as exc:
+        raise StorageError(f"{exc}; nothing was copied") from exc
+    if found != ["ok"]:
+        raise StorageError(f"the state {path} is damaged ({'; '.join(found)}): restore it from a backup; nothing was "
+                           "copied")
 
 
 def _refuse_rows(url: str) -> None:
@@ -194,15 +219,20 @@ def _kind(declared: str) -> type:
     return float if any(k in declared for k in ("REAL", "FLOA", "DOUB")) else str
 
 
-def _copy(source: sqlite3.Connection, target: State, tables: list[_Table]) -> list[tuple[str, int]]:
+def _copy(source: sqlite3.Connection, target: State, tables: list[_Table],
+          report: CopyReport) -> list[tuple[str, int]]:
     """Every table's rows in one transaction, each count checked before the commit."""
+    packet = int(target.db.execute("select @@max_allowed_packet").fetchone()[0])
+    limit = min(BATCH_BYTES, packet // 4)
     copied = []
     with target.db.atomic():
         for table in tables:
             columns = (["rowid"] if table.rowid else []) + table.columns
             select = ", ".join(f'"{c}"' for c in columns)
             rows = source.execute(f'select {select} from "{table.name}" order by rowid')
-            written = sum(_insert(target.db, table.name, columns, batch) for batch in _batches(rows))
+            rows = _kept(table, columns, rows, report) if table.name == "sources" else rows
+            written = sum(_insert(target.db, table.name, columns, batch)
+                          for batch in _batches(table.name, columns[0], rows, limit, packet - PACKET_MARGIN))
             expected = source.execute(f'select count(*) from "{table.name}"').fetchone()[0]
             landed = target.db[table.name].count
             if not written == expected == landed:
@@ -212,14 +242,41 @@ def _copy(source: sqlite3.Connection, target: State, tables: list[_Table]) -> li
     return copied
 
 
-def _batches(rows: Iterator[tuple]) -> Iterator[list[tuple]]:
-    batch, chars = [], 0
+def _kept(table: _Table, columns: list[str], rows: Iterator[tuple], report: CopyReport) -> Iterator[tuple]:
+    """The rows of ``sources`` with a text the bot did not read as the bot keeps it now (winellbot/text.py)."""
+    if "text" not in columns or "error" not in columns:
+        yield from rows
+        return
+    at, why_at = columns.index("text"), columns.index("error")
     for row in rows:
-        batch.append(row)
-        chars += sum(len(v) for v in row if isinstance(v, (str, bytes)))
-        if len(batch) >= BATCH_ROWS or chars >= BATCH_CHARS:
+        text, why = kept_text(row[at]) if isinstance(row[at], str) else (row[at], None)
+        if why:
+            report.unread_texts += 1
+            row = tuple(text if i == at else (v or why) if i == why_at else v for i, v in enumerate(row))
+        yield row
+
+
+def _size(row: tuple) -> int:
+    """The bytes ``row`` takes in a statement (its text as UTF-8; a number as its digits)."""
+    return sum(len(v.encode("utf-8")) if isinstance(v, str) else len(v) if isinstance(v, bytes) else 24 for v in row)
+
+
+def _batches(table: str, key: str, rows: Iterator[tuple], limit: int, most: int) -> Iterator[list[tuple]]:
+    """``rows`` in batches of at most :data:`BATCH_ROWS` and ``limit`` bytes; a row over ``most`` bytes (what
+    the server takes in one statement) stops the copy."""
+    batch, size = [], 0
+    for row in rows:
+        n = _size(row)
+        if n > most:
+            raise StateError(f"{table}: the row whose {key} is {str(row[0])[:100]!r} holds {n:,} bytes, more than the "
+                             "server takes in one statement "
+                             f"(its max_allowed_packet, {most + PACKET_MARGIN:,} bytes): raise it on the server, or "
+                             "remove the row from the file; nothing was copied")
+        if batch and (len(batch) >= BATCH_ROWS or size + n > limit):
             yield batch
-            batch, chars = [], 0
+            batch, size = [], 0
+        batch.append(row)
+        size += n
     if batch:
         yield batch
 

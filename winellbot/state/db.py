@@ -14,18 +14,18 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
-import sqlite3
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import sqlite_utils
 
-from winellbot.errors import NoStateYet, StateError
+from winellbot.errors import NoStateYet, StateError, StorageError
 from winellbot.models import Citation, Document, Edit, GateFinding, PipelineResult, Suggestion, Update
 from winellbot.state.leases import mark_stale_runs
 from winellbot.state.migrations import MIGRATIONS
 from winellbot.state.posts import close_claims
+from winellbot.state.storage import connect, failure
 
 BUSY_TIMEOUT_MS = 30_000  # a reader (status) or a dry run waits this long for a writer
 # Filesystems where several machines share the file: SQLite's WAL needs shared memory
@@ -70,7 +70,7 @@ class State:
         try:
             if readonly:
                 self.db = sqlite_utils.Database(_connect_readonly(self.path))
-                self.db.execute("select count(*) from sqlite_master").fetchone()  # a damaged file fails here
+                self._check_made()
                 return
             if not memory:
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -81,8 +81,8 @@ class State:
                     import winellbot.state.schema  # noqa: F401
             # One connection, used by whichever thread runs the job's work (a running job's cycles and its
             # posts of approved suggestions run in the scheduler's threads, one at a time: scheduler.py).
-            self.db = sqlite_utils.Database(sqlite3.connect(self.path, check_same_thread=False)) if not memory \
-                else sqlite_utils.Database(memory=True)
+            self.db = sqlite_utils.Database(None if memory else connect(self.path, check_same_thread=False),
+                                            memory=memory)
             self.db.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             if not memory:
                 mode = journal_mode_for(self.path) if journal_mode == "auto" else journal_mode
@@ -91,11 +91,23 @@ class State:
                 if self.db.execute("PRAGMA journal_mode").fetchone()[0] != mode:
                     self.db.execute(f"PRAGMA journal_mode={mode}")
             self.migrate()
-        except Exception as exc:  # sqlite3.DatabaseError and friends
-            if isinstance(exc, StateError):
-                raise
-            raise StateError(f"cannot open state database {path}: {exc} (a damaged file: restore it from a "
-                             "backup, or move it aside and the next run starts a new one)") from exc
+        except StorageError as exc:  # the file's own error, worded by the connection (state/storage.py)
+            raise failure(self.path, exc.__cause__ or exc, opening=True) from exc
+        except StateError:
+            raise
+        except Exception as exc:  # sqlite3.DatabaseError and friends, OSError of the folder
+            raise failure(self.path, exc, opening=True) from exc
+
+    def _check_made(self) -> None:
+        """A read-only open finds a winellbot state: its ``_migrations`` table, and it reads (a damaged file fails here)."""
+        tables = self.db.table_names()
+        if "_migrations" in tables:
+            return
+        if tables:
+            raise StorageError(f"the state database {self.path} is not a winellbot state (it has tables, but not "
+                               "_migrations): check [state] path")
+        raise NoStateYet(f"no state in {self.path} yet: the file holds no tables (an empty file, or one a first job "
+                         "is making now; the next job makes the state in it)")
 
     def _open_server(self, url: str, readonly: bool) -> None:
         """Open the state on a database server; SQLAlchemy's errors become one StateError line."""
@@ -111,15 +123,17 @@ class State:
                     self.migrate()
         except Exception as exc:  # the server's errors (ServerError), SQLAlchemy's on a malformed URL
             why = str(exc).split(": ", 1)[-1] if isinstance(exc, StateError) else str(exc).splitlines()[0]
-            raise StateError(f"cannot open state database {self.path}: {why}") from exc
+            kind = StorageError if isinstance(exc, StorageError) else StateError
+            raise kind(f"cannot open state database {self.path}: {why}") from exc
         if readonly and not made:
             raise NoStateYet(f"no state in the database {self.path} (no job has run with this configuration yet)")
 
     def snapshot(self) -> State:
-        """An in-memory SQLite copy of this state: a dry run works on it and leaves the real one as it was."""
+        """An in-memory SQLite copy of this state: a dry run works on it and leaves the real one as it was.
+        A damaged page copied with the file fails on the copy as on the file, naming the file."""
         copy = State.__new__(State)
         copy.path, copy.engine = ":memory:", "sqlite"
-        copy.db = sqlite_utils.Database(memory=True)
+        copy.db = sqlite_utils.Database(connect(getattr(self.db.conn, "state_path", self.path), ":memory:"))
         if self.engine == "sqlite":
             self.db.conn.backup(copy.db.conn)
             copy.migrate()  # a file copied while its first job was still creating its tables
@@ -468,11 +482,10 @@ def _connect_readonly(path: str):
     the log. A database with a rollback journal (the mode used on NFS) is never opened as
     immutable: a writer may be changing it, and only SQLite's locks keep a read whole (issue 30: one
     read in 12,238 saw "database disk image is malformed" beside a writer)."""
-    import sqlite3
     from urllib.parse import quote
 
     if not Path(path).is_file():
         raise StateError(f"no state database at {path} (no job has run with this configuration yet)")
     immutable = "&immutable=1" if _wal_file(path) and not Path(path + "-wal").exists() else ""
-    return sqlite3.connect(f"file:{quote(str(Path(path).resolve()))}?mode=ro{immutable}", uri=True,
-                           timeout=BUSY_TIMEOUT_MS / 1000)
+    return connect(path, f"file:{quote(str(Path(path).resolve()))}?mode=ro{immutable}", uri=True,
+                   timeout=BUSY_TIMEOUT_MS / 1000)

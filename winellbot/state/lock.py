@@ -17,7 +17,7 @@ import socket
 import sys
 from pathlib import Path
 
-from winellbot.errors import StateError
+from winellbot.errors import StateError, StorageError
 
 log = logging.getLogger(__name__)
 
@@ -35,8 +35,12 @@ class JobLock:
         self._fd: int | None = None
 
     def acquire(self) -> JobLock:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:  # a read-only folder or file, a path that is not a folder
+            raise StorageError(f"cannot take the job lock of the state {self.path.with_suffix('')}: {exc}: give the "
+                               "user the bot runs as write access to the state's folder") from exc
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -14,7 +14,12 @@ Contracts:
   inside it, every statement of the thread runs on one connection in one transaction, committed at
   the end or rolled back by an exception; a nested ``atomic`` is a savepoint.
 - An error of the server or the driver is a :class:`ServerError` (a StateError) naming the database
-  without its password; a duplicate key is a :class:`DuplicateKey`.
+  without its password; a duplicate key is a :class:`DuplicateKey`; a server that cannot be reached,
+  dropped the connection or did not answer is a :class:`ServerGone` (a StorageError: the cycle stops).
+- A server that accepts the connection and never answers is given up on: connecting, and each read
+  and write of a statement, wait at most :data:`TIMEOUTS` (``connect_timeout``, ``read_timeout``,
+  ``write_timeout`` in the URL's query override them); a lock waited for server-side (a named lock, a
+  row's lock) is asked for in steps shorter than the read timeout.
 - Rows are dicts (``query``, ``rows_where``) or tuples (``execute``); a ``sum`` the server returns
   as a decimal comes back as an int (or a float), as SQLite gives it.
 """
@@ -22,19 +27,28 @@ from __future__ import annotations
 
 import contextlib
 import decimal
+import math
 import secrets
 import threading
+import time
 from collections.abc import Iterable, Iterator
 from types import SimpleNamespace
 
 import sqlalchemy as sa
 from sqlite_utils.db import NotFoundError
 
-from winellbot.errors import StateError
+from winellbot.errors import StateError, StorageError
 
+# innodb_lock_wait_timeout: a row's lock (post claims take one) is waited for less long than a read.
 SESSION_SETUP = ("SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION,"
-                 "ANSI_QUOTES', time_zone = '+00:00'")
+                 "ANSI_QUOTES', time_zone = '+00:00', innodb_lock_wait_timeout = 15")
 POOL_RECYCLE_S = 280  # below the shortest idle timeout a shared server is likely to set (ToolsDB's is minutes)
+# Seconds PyMySQL waits to connect, and for each read and write of a statement (without them a
+# server that accepts the connection and never answers holds a job forever).
+TIMEOUTS = {"connect_timeout": 10, "read_timeout": 20, "write_timeout": 20}
+LOCK_STEP_S = 5  # a named lock is asked for this long at a time: less than the read timeout
+# The driver's codes for a server that cannot be reached, went away or did not answer in time.
+GONE_CODES = frozenset({2002, 2003, 2006, 2013, 2055})
 
 
 class ServerError(StateError):
@@ -43,6 +57,10 @@ class ServerError(StateError):
 
 class DuplicateKey(ServerError):
     """A row with the same unique key is there already."""
+
+
+class ServerGone(ServerError, StorageError):
+    """The server cannot be reached, dropped the connection, or did not answer within the timeouts."""
 
 
 def hidden(url: str) -> str:
@@ -99,9 +117,11 @@ class SqlDatabase:
 
     def __init__(self, url: str) -> None:
         self.url = url
+        given = sa.make_url(url).query
+        timeouts = {k: v for k, v in TIMEOUTS.items() if k not in given}
         self.engine = sa.create_engine(
             url, pool_pre_ping=True, pool_recycle=POOL_RECYCLE_S, isolation_level="AUTOCOMMIT",
-            connect_args={"charset": "utf8mb4", "init_command": SESSION_SETUP})
+            connect_args={"charset": "utf8mb4", "init_command": SESSION_SETUP, **timeouts})
         self._local = threading.local()
 
     # -- connections and transactions ----------------------------------------------------------
@@ -128,6 +148,9 @@ class SqlDatabase:
             yield
         except sa.exc.DBAPIError as exc:
             code = exc.orig.args[0] if exc.orig is not None and exc.orig.args else None
+            if code in GONE_CODES:
+                raise ServerGone(f"the state database {hidden(self.url)}: {exc.orig}: check that the server is up "
+                                 "and reachable, and run again") from exc
             kind = DuplicateKey if code == 1062 else ServerError
             raise kind(f"the state database {hidden(self.url)}: {exc.orig or exc}") from exc
 
@@ -160,11 +183,17 @@ class SqlDatabase:
     @contextlib.contextmanager
     def named_lock(self, name: str, timeout_s: int = 120) -> Iterator[None]:
         """Hold the server's named lock ``name`` (per database) on a connection of its own, waiting
-        up to ``timeout_s``; released at the end, or by the server when the connection drops."""
+        up to ``timeout_s`` (asked for :data:`LOCK_STEP_S` at a time, each wait shorter than a read's
+        timeout); released at the end, or by the server when the connection drops."""
         with self._errors(), self.engine.connect() as conn:
-            got = conn.exec_driver_sql("select get_lock(concat(database(), '.', %s), %s)", (name, timeout_s)).scalar()
-            if got != 1:
-                raise TimeoutError(f"the database's lock {name!r} was not free within {timeout_s} s")
+            deadline = time.monotonic() + timeout_s
+            while True:
+                step = max(0, min(LOCK_STEP_S, math.ceil(deadline - time.monotonic())))
+                got = conn.exec_driver_sql("select get_lock(concat(database(), '.', %s), %s)", (name, step)).scalar()
+                if got == 1:
+                    break
+                if time.monotonic() >= deadline:
+                    raise TimeoutError(f"the database's lock {name!r} was not free within {timeout_s} s")
             try:
                 yield
             finally:
