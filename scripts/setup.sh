@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what winellbot needs on a fresh Debian machine; safe to run again.
 #   - Debian packages for the private local MediaWiki used by the demo and the tests
-#     (and, with the dev extras, Debian's chromium, which the tests use as a headless browser, and
-#     mariadb-server, whose programs the tests run as a MariaDB server of their own)
+#     (and, with the dev extras, Debian's chromium, which the tests use as a headless browser,
+#     mariadb-server, whose programs the tests run as a MariaDB server of their own, and faketime,
+#     which runs a test's job with its clock set ahead)
 #   - a virtual environment in .venv with winellbot and its dependencies
 # Usage: bash scripts/setup.sh [extras]   (default extras: dev)
 set -euo pipefail
@@ -11,9 +12,10 @@ extras="${1:-dev}"
 
 need=()
 packages=(mediawiki php-cli php-sqlite3 php-intl php-mbstring php-xml)
-# The tests render the demo's pages in a real browser (headless chromium), and run the state on a
-# real MariaDB server of their own (tests/mariadb.py starts it unprivileged: no system service is used).
-case ",${extras}," in *,dev,*) packages+=(chromium mariadb-server) ;; esac
+# The tests render the demo's pages in a real browser (headless chromium), run the state on a
+# real MariaDB server of their own (tests/mariadb.py starts it unprivileged: no system service is used)
+# and run jobs with a machine clock set ahead (libfaketime, tests/test_clock.py).
+case ",${extras}," in *,dev,*) packages+=(chromium mariadb-server faketime) ;; esac
 for pkg in "${packages[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
