@@ -19,12 +19,12 @@ import pytest
 
 from wikiscene import configured_state
 
+from winellbot.article import parse_article
 from winellbot.bot import since_for
 from winellbot.clock import TOLERANCE_S, Clock, describe, is_ahead
 from winellbot.config import Settings, dump_settings
 from winellbot.models import Citation, Document, Edit, PipelineResult, Suggestion, Update
 from winellbot.posting import PostPlanner
-from winellbot.article import parse_article
 from winellbot.state.db import State
 from winellbot.state.posts import PostClaims
 
