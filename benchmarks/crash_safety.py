@@ -85,16 +85,13 @@ def main(argv: list[str] | None = None) -> int:
 
     scratch = Path(tempfile.mkdtemp(prefix="winellbot-crash-"))
     prepare_pywikibot(scratch / "pywikibot")
-    from winellbot.localwiki import LocalWiki
+    from winellbot.localwiki import serving
+    from winellbot.processes import Children, stopping_on_signals
 
-    wiki = LocalWiki(scratch / "wiki")
-    wiki.create()
-    wiki.start()
-    try:
-        wiki.install_templates()
-        return _run(wiki, scratch, root, args)
+    try:  # the jobs, then the wiki, are stopped however it ends (Ctrl-C and SIGTERM too)
+        with stopping_on_signals(), serving(scratch / "wiki") as wiki, Children() as jobs:
+            return _run(wiki, scratch, root, args, jobs)
     finally:
-        wiki.stop()
         shutil.rmtree(scratch, ignore_errors=True)
 
 
@@ -126,7 +123,7 @@ def _setup(wiki, scratch: Path, pages: int) -> tuple[Path, list[str], dict]:
     s.wiki.api_url, s.wiki.username, s.wiki.bot_password_app = wiki.api_url, bot, creds.bot_app
     s.wiki.watchlist_page, s.wiki.shutoff_page = f"User:{bot}/Watchlist", f"User:{bot}/Shutoff"
     s.wiki.put_throttle, s.wiki.max_wait = 0.0, 30.0
-    s.posting.max_per_page_per_week, s.posting.max_per_wiki_per_day = 1000, 100000
+    s.posting.max_per_page_per_week, s.posting.max_per_wiki_per_day = 100, 10000
     s.search.corpus_dir, s.search.window_days = str(news), 30
     s.state.path = str(scratch / "state.sqlite")
     config = scratch / "winellbot.toml"
@@ -135,7 +132,7 @@ def _setup(wiki, scratch: Path, pages: int) -> tuple[Path, list[str], dict]:
     return config, names, targets
 
 
-def _run(wiki, scratch: Path, root: Path, args) -> int:
+def _run(wiki, scratch: Path, root: Path, args, jobs) -> int:
     rng = random.Random(args.seed)
     config, names, targets = _setup(wiki, scratch, args.pages)
     env = dict(os.environ, WINELLBOT_BOT_PASSWORD=wiki.credentials.bot_password, PYTHONUNBUFFERED="1")
@@ -143,7 +140,7 @@ def _run(wiki, scratch: Path, root: Path, args) -> int:
     crashes: list[str] = []
 
     def start():
-        return subprocess.Popen(cmd, cwd=root, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        return jobs.start(cmd, cwd=root, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
     def finish(proc, refusal_ok: bool = False) -> str:
         out, err = proc.communicate(timeout=900)

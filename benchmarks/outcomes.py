@@ -77,16 +77,13 @@ def main(argv: list[str] | None = None) -> int:
 
     scratch = Path(tempfile.mkdtemp(prefix="winellbot-outcomes-"))
     prepare_pywikibot(scratch / "pywikibot")  # before anything imports pywikibot
-    from winellbot.localwiki import LocalWiki
+    from winellbot.localwiki import serving
+    from winellbot.processes import stopping_on_signals
 
-    wiki = LocalWiki(scratch / "wiki")
-    wiki.create()
-    wiki.start()
-    try:
-        wiki.install_templates()
-        result = measure(wiki, scratch, max(args.pages, len(CASES)))
+    try:  # the wiki is stopped however it ends (Ctrl-C and SIGTERM too)
+        with stopping_on_signals(), serving(scratch / "wiki") as wiki:
+            result = measure(wiki, scratch, max(args.pages, len(CASES)))
     finally:
-        wiki.stop()
         shutil.rmtree(scratch, ignore_errors=True)
     print(json.dumps(result, indent=2))
     return 0 if met(result) else 1

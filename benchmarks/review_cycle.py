@@ -37,15 +37,13 @@ def main(argv: list[str] | None = None) -> int:
 
     scratch = Path(tempfile.mkdtemp(prefix="winellbot-review-"))
     prepare_pywikibot(scratch / "pywikibot")  # before anything imports pywikibot
-    from winellbot.localwiki import LocalWiki
+    from winellbot.localwiki import serving
+    from winellbot.processes import stopping_on_signals
 
-    wiki = LocalWiki(scratch / "wiki")
-    wiki.create()
-    wiki.start()
-    try:
-        r = measure(wiki, scratch, args.pages)
+    try:  # the wiki is stopped however it ends (Ctrl-C and SIGTERM too)
+        with stopping_on_signals(), serving(scratch / "wiki", templates=False) as wiki:
+            r = measure(wiki, scratch, args.pages)
     finally:
-        wiki.stop()
         shutil.rmtree(scratch, ignore_errors=True)
     ok = r["quiet_requests"] <= GOAL and r["quiet_clean"] and r["accepted"] == args.pages
     print(f"goal: <= {GOAL} requests for a cycle with nothing new -> {'met' if ok else 'MISSED'}")

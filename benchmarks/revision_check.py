@@ -33,16 +33,14 @@ def main(argv: list[str] | None = None) -> int:
 
     scratch = Path(tempfile.mkdtemp(prefix="winellbot-bench-"))
     prepare_pywikibot(scratch / "pywikibot")  # before anything imports pywikibot
-    from winellbot.localwiki import LocalWiki
+    from winellbot.localwiki import serving
+    from winellbot.processes import stopping_on_signals
 
-    wiki = LocalWiki(args.keep or scratch / "wiki")
     started = time.perf_counter()
-    wiki.create()
-    wiki.start()
-    try:
-        return _measure(wiki, args.pages, started)
+    try:  # the wiki is stopped however it ends (Ctrl-C and SIGTERM too)
+        with stopping_on_signals(), serving(args.keep or scratch / "wiki", templates=False) as wiki:
+            return _measure(wiki, args.pages, started)
     finally:
-        wiki.stop()
         shutil.rmtree(scratch, ignore_errors=True)  # --keep puts the wiki elsewhere
 
 

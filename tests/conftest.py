@@ -78,7 +78,8 @@ from collections.abc import Iterator  # noqa: E402
 
 import pytest  # noqa: E402
 
-from winellbot.localwiki import LocalWiki, mediawiki_available  # noqa: E402
+from winellbot import processes  # noqa: E402
+from winellbot.localwiki import LocalWiki, mediawiki_available, serving  # noqa: E402
 
 TEST_ENGINE = os.environ.get("WINELLBOT_TEST_ENGINE", "sqlite")
 if TEST_ENGINE not in ("sqlite", "mariadb"):
@@ -121,6 +122,19 @@ def heavy_modules_first(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.path not in heavy)  # stable: the usual order within each part
 
 
+_SIGNAL_HANDLERS: dict = {}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """SIGTERM and SIGHUP (``timeout``, ``kill``) end the session as Ctrl-C does: pytest then tears its
+    fixtures down, and the servers they started (the local wiki, MariaDB, the model server) stop."""
+    _SIGNAL_HANDLERS.update(processes.on_stop_signals())
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    processes.restore(_SIGNAL_HANDLERS)
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     shutil.rmtree(_PYWIKIBOT_DIR, ignore_errors=True)
 
@@ -130,14 +144,8 @@ def _serving(folder) -> Iterator[LocalWiki]:
     """A fresh local wiki in ``folder``, started with the templates installed; stopped afterwards."""
     if not mediawiki_available():
         pytest.skip(_SKIP_REASON)
-    wiki = LocalWiki(folder)
-    wiki.create()
-    wiki.start()
-    try:
-        wiki.install_templates()
+    with serving(folder) as wiki:
         yield wiki
-    finally:
-        wiki.stop()
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -22,7 +22,6 @@ import getpass
 import itertools
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import tempfile
@@ -32,6 +31,8 @@ from pathlib import Path
 
 import pymysql
 import pytest
+
+from winellbot.processes import stop_group
 
 PROGRAMS = ("mariadb-install-db", "mariadbd")
 SKIP_REASON = "Debian's mariadb-server is not installed (apt-get install mariadb-server; scripts/setup.sh dev does)"
@@ -118,14 +119,9 @@ class MariaDB:
             cur.execute(f"DROP DATABASE IF EXISTS `{url.rsplit('/', 1)[1]}`")
 
     def stop(self) -> None:
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.send_signal(signal.SIGTERM)  # mariadbd shuts down cleanly on SIGTERM
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        """mariadbd shuts down cleanly on SIGTERM; its group is killed if it has not within 30 s."""
+        if self.process is not None:
+            stop_group(self.process.pid, process=self.process, timeout=30.0)
 
 
 @pytest.fixture(scope="session")

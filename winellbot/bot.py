@@ -25,6 +25,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
+from winellbot import clock
 from winellbot.article import parse_article
 from winellbot.config import Settings
 from winellbot.errors import BudgetExceeded, PostingRefused, ShutoffError, StorageError, WikiDown, WinellbotError
@@ -84,6 +85,7 @@ class WinellBot:
         """One cycle; ``approved_only``: only post what reviewers approved (a running job between its
         cycles), with the same run record, leases, claims and safety checks as a whole cycle."""
         self.approved_only = approved_only
+        unreachable = self._agree_clock()
         run_id = self.state.start_run(self.settings.pipeline.backend)
         report = CycleReport(run_id)
         for client in self.clients:
@@ -91,6 +93,8 @@ class WinellBot:
         status = "done"
         self.leases = self._claiming(run_id)
         try:
+            if unreachable is not None:
+                raise unreachable
             self._record_input_problems(run_id)
             if not self.dry_run and not self.writer.shutoff_allows():
                 raise ShutoffError(f"the shutoff page {self.settings.wiki.shutoff} does not say 'run'")
@@ -141,6 +145,17 @@ class WinellBot:
                                   pages=len(report.pages), suggestions=report.counter["suggestions"],
                                   posted=report.counter["posted"], errors=report.counter["recorded"])
         return report
+
+    def _agree_clock(self) -> WikiDown | None:
+        """Set the bot's clock by the wiki's (winellbot/clock.py) before the cycle records anything. A
+        wiki that does not answer: its error, which the cycle stops on (recorded in its run)."""
+        try:
+            clock.CLOCK.agree_with(self.reader.server_time())
+        except WikiDown as exc:
+            return exc
+        except WinellbotError as exc:  # the clock stays as it was; the cycle meets what is wrong itself
+            log.warning("the wiki's clock was not read (%s): the bot's records use this machine's", exc)
+        return None
 
     def _claiming(self, run_id: int) -> Leases | None:
         """On a database server several jobs share the state: this one claims its pages with leases,
@@ -240,7 +255,7 @@ class WinellBot:
             self._reschedule(title, revid)
 
     def _reschedule(self, title: str, revid: int | None) -> None:
-        now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+        now = clock.now()
         due = now + dt.timedelta(days=self.settings.schedule.recheck_days)
         self.state.touch_page(title, last_revid=revid, last_run=now.isoformat(), last_checked=now.isoformat(),
                               next_due=due.isoformat())
@@ -326,7 +341,7 @@ class WinellBot:
         plan = dataclasses.replace(plan, notes={sid: dataclasses.replace(n, reviewer=approvals.get(sid, ""))
                                                 for sid, n in plan.notes.items()})
         if opted_in:
-            section = render.default_section_title(dt.date.today().isoformat())
+            section = render.default_section_title(clock.today().isoformat())
             body = render.render_section(plan.post, bot_user=user, style=style, notes=plan.notes)
             outcome = self.writer.post_talk_section(title, section, body, ids,
                                                     unreviewed=[i for i in ids if i not in approvals])
@@ -472,8 +487,10 @@ class DatedSearch(SearchBackend):
 
 
 def since_for(settings: Settings, last_checked: str | None) -> str:
-    """The oldest date a page's search may return: its last check, or the search window's start."""
-    window = dt.date.today() - dt.timedelta(days=settings.search.window_days)
-    if last_checked:
+    """The oldest date a page's search may return: its last check, or the search window's start. A last
+    check dated after now was recorded by a clock that ran fast, and when it really happened is not
+    known: the search goes back the whole window (what was found before is not proposed twice)."""
+    window = clock.today() - dt.timedelta(days=settings.search.window_days)
+    if last_checked and not clock.is_ahead(last_checked):
         return max(last_checked[:10], window.isoformat())
     return window.isoformat()

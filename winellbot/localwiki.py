@@ -10,15 +10,15 @@ The admin account is the harness's own way to set up fixtures (:meth:`LocalWiki.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
 import shutil
-import signal
 import socket
 import subprocess
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
@@ -26,6 +26,7 @@ from xml.sax.saxutils import escape
 import requests
 
 from winellbot.errors import ConfigError, WikiError
+from winellbot.processes import stop_group
 
 MEDIAWIKI_ROOT = Path("/usr/share/mediawiki")
 DEBIAN_PACKAGES = ("mediawiki", "php-cli", "php-sqlite3", "php-intl", "php-mbstring", "php-xml")
@@ -269,41 +270,15 @@ $wgShowExceptionDetails = true;
         return alive and self._answers()
 
     def stop(self) -> bool:
-        """Stop the server: the whole process group, since PHP may have forked workers.
+        """Stop the server: its whole process group, since PHP forks workers (winellbot/processes.py).
 
         Returns whether a server was running (False: nothing to stop).
         """
-        pid = self._server_pid()
-        running = pid is not None and (self._process.poll() is None if self._process is not None
-                                       else _pid_alive(pid))
-        if running:
-            try:
-                os.killpg(pid, signal.SIGTERM)
-            except (ProcessLookupError, PermissionError):
-                running = False
-            self._wait_gone(pid)
+        running = stop_group(self._server_pid(), process=self._process, timeout=5.0)
         self._process = None
         (self.directory / PID_FILE).unlink(missing_ok=True)
         self._admin = None
         return running
-
-    def _wait_gone(self, pid: int) -> None:
-        if self._process is not None:
-            try:
-                self._process.wait(timeout=5)
-                return
-            except subprocess.TimeoutExpired:
-                pass
-        deadline = time.monotonic() + 5
-        while _pid_alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        if _pid_alive(pid):
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        if self._process is not None:
-            self._process.wait(timeout=5)
 
     # -- fixtures (admin path) -------------------------------------------------------------------
 
@@ -444,6 +419,22 @@ class _AdminSession:
     def _latest_revid(self, title: str) -> int:
         pages = self._get(action="query", prop="info", titles=title, formatversion="2")["query"]["pages"]
         return int(pages[0]["lastrevid"])
+
+
+@contextlib.contextmanager
+def serving(folder: str | os.PathLike[str], *, port: int = 0, templates: bool = True) -> Iterator[LocalWiki]:
+    """A new local wiki in ``folder``, created and started (with the bot's templates unless ``templates``
+    is False); stopped on the way out, however the block is left (run it inside
+    :func:`winellbot.processes.stopping_on_signals` for SIGTERM too)."""
+    wiki = LocalWiki(folder, port)
+    try:
+        wiki.create()
+        wiki.start()
+        if templates:
+            wiki.install_templates()
+        yield wiki
+    finally:
+        wiki.stop()
 
 
 def _pid_alive(pid: int) -> bool:

@@ -13,6 +13,7 @@ import argparse
 import datetime as dt
 import json
 
+from winellbot import clock
 from winellbot.config import Settings
 from winellbot.errors import ConfigError
 
@@ -101,7 +102,7 @@ def health(settings: Settings, *, job: str = "continuous", max_age: float | None
     if jobs is not None and jobs > 1:
         raise ConfigError(f"--jobs {jobs}: several jobs share a state on a database server only ([state] url); "
                           "on SQLite one job at a time holds the state")
-    now = now or dt.datetime.now(dt.timezone.utc)
+    now = now or clock.now()
     problems = []
     who = holder(settings.state.path)
     if job == "continuous" and who is None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
+from winellbot import clock
 from winellbot.article import named_ref_definitions
 from winellbot.errors import ConfigError
 from winellbot.facts import key_sentence, same_fact, stale_sentence
@@ -97,11 +98,10 @@ class PostPlanner:
         return keep, merged, further
 
     def _room(self, page: str) -> tuple[int, str]:
-        now = self.now or dt.datetime.now(dt.timezone.utc)
-        until = now.replace(microsecond=0).isoformat()
-        week = self.state.count_posts((now - dt.timedelta(days=7)).replace(microsecond=0).isoformat(), page=page,
-                                      until=until)
-        day = self.state.count_posts((now - dt.timedelta(days=1)).replace(microsecond=0).isoformat(), until=until)
+        now = (self.now or clock.now()).replace(microsecond=0)
+        # A post dated after now (a clock that ran fast) counts: the counts run from the window's start on.
+        week = self.state.count_posts((now - dt.timedelta(days=7)).isoformat(), page=page)
+        day = self.state.count_posts((now - dt.timedelta(days=1)).isoformat())
         page_room, wiki_room = max(0, self.per_page - week), max(0, self.per_wiki - day)
         if page_room <= wiki_room:
             return page_room, f"{self.per_page} suggestions per article in 7 days ({week} posted)"

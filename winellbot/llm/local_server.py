@@ -29,6 +29,7 @@ from winellbot.bundled import smollm2_gguf
 from winellbot.config import Settings
 from winellbot.errors import ModelError
 from winellbot.llm.offline import get_backend
+from winellbot.processes import stop_group
 
 INSTALL_HINT = "bash scripts/setup.sh (or: pip install 'llama-cpp-python[server]==0.3.36')"
 # llama.cpp takes this form of structured output (its /v1 server answers HTTP 500 to json_schema).
@@ -157,15 +158,10 @@ class LocalModelServer:
             return False
 
     def stop(self, timeout: float = 10.0) -> None:
-        """Stop the server: SIGTERM, then SIGKILL after ``timeout`` seconds."""
+        """Stop the server and all it forked (its process group): SIGTERM, then SIGKILL after ``timeout`` s."""
         process, self.process = self.process, None
-        if process is not None and process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout)
+        if process is not None:
+            stop_group(process.pid, process=process, timeout=timeout)
         if self._log is not None:
             self._log.close()
             self._log = None

@@ -18,6 +18,7 @@ import datetime as dt
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from winellbot import clock
 from winellbot.outcomes.adoption import AdoptionReader
 from winellbot.state.outcomes import OutcomeStore
 
@@ -45,7 +46,7 @@ class OutcomeCheck:
     def check(self, latest: dict[str, tuple[int, str]] | None = None) -> OutcomeReport:
         """``latest``: the change check's ``{title: (revid, timestamp)}``; articles it lacks are asked
         for (batched). Returns what changed."""
-        now = (self.now or dt.datetime.now(dt.timezone.utc)).replace(microsecond=0)
+        now = (self.now or clock.now()).replace(microsecond=0)
         report = OutcomeReport()
         watched = self.store.watched()
         report.expired = self._expire(watched, now)

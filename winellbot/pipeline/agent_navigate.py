@@ -8,6 +8,7 @@ from typing import Literal
 import pydantic
 from pydantic import BaseModel, Field
 
+from winellbot import clock
 from winellbot.errors import SearchError
 from winellbot.interface import CriteriaInducer, Memory, Navigator, SearchBackend
 from winellbot.llm.client import ModelClient, attempt
@@ -148,7 +149,7 @@ class LLMNavigator(Navigator):
     # -- the query -------------------------------------------------------------
     def _query(self, article: Article, criteria: SectionCriteria, memory: Memory) -> tuple[str, str]:
         prompt = load_prompt("navigator_query")
-        values = dict(title=article.title, year=(self.today or dt.date.today()).year,
+        values = dict(title=article.title, year=(self.today or clock.today()).year,
                       tried=bullet_list(list(memory.queries)),
                       kept=bullet_list(_kept_lines(memory)), ignored=bullet_list(_ignored_lines(memory)))
         room = prompt.room(schema_tokens(QueryReply), **values)

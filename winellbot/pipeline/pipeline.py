@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
+from winellbot import clock
 from winellbot.models import (
     Article,
     Citation,
@@ -72,7 +73,7 @@ class Pipeline:
     def _suggest(self, article: Article, update: Update) -> Suggestion:
         section = article.section(update.section_path)
         index, paragraph = choose_paragraph(section, update)
-        citation = citation_for(update.document, self.today or dt.date.today())
+        citation = citation_for(update.document, self.today or clock.today())
         edit = self.editor.edit(paragraph, update, citation)
         path = section.path if section is not None else tuple(update.section_path)
         return Suggestion(

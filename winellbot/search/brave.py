@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 import requests
 
+from winellbot import clock
 from winellbot.errors import ConfigError
 from winellbot.models import SearchResult
 from winellbot.interface import SearchBackend
@@ -25,7 +26,7 @@ MAX_COUNT = 50
 
 
 def _today() -> dt.date:
-    return dt.datetime.now(dt.timezone.utc).date()
+    return clock.today()  # the day the search window was reckoned from (winellbot/clock.py)
 
 
 class BraveNewsSearch(SearchBackend):

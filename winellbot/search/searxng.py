@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 import requests
 
+from winellbot import clock
 from winellbot.errors import ConfigError
 from winellbot.models import SearchResult
 from winellbot.interface import SearchBackend
@@ -25,7 +26,7 @@ _TIME_RANGES = ((1, "day"), (7, "week"), (31, "month"), (366, "year"))
 
 
 def _now() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc)
+    return clock.now()  # the time the search window was reckoned from (winellbot/clock.py)
 
 
 class SearxngSearch(SearchBackend):

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import sqlite_utils
 
+from winellbot import clock
 from winellbot.errors import NoStateYet, StateError, StorageError
 from winellbot.models import Citation, Document, Edit, GateFinding, PipelineResult, Suggestion, Update
 from winellbot.state.leases import mark_stale_runs
@@ -47,7 +48,7 @@ class Measured:
 
 
 def now() -> str:
-    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
+    return clock.stamp()
 
 
 class State:
@@ -232,17 +233,19 @@ class State:
 
     def due_pages(self, titles: Iterable[str], at: str | None = None, horizon_days: float | None = None) -> list[str]:
         """Titles never run or whose ``next_due`` has passed, in the order given. With
-        ``horizon_days`` (the recheck period), a ``next_due`` further ahead than that was written by a
-        clock that ran fast: the page is due now, not after the clock has caught up."""
+        ``horizon_days`` (the recheck period), a ``next_due`` further ahead than that, or a page whose
+        last run is dated after ``at``, was written by a clock that ran fast: the page is due now, not
+        after the clock has caught up."""
         at = at or now()
         latest = None
         if horizon_days is not None:
-            latest = (dt.datetime.fromisoformat(at) + dt.timedelta(days=horizon_days + 1)).isoformat()
+            latest = (clock.parse(at) + dt.timedelta(days=horizon_days + 1)).isoformat()
         out = []
         for title in titles:
-            row = self.page(title)
-            due = row.get("next_due") if row else None
-            if not due or due <= at or (latest is not None and due > latest):
+            row = self.page(title) or {}
+            due = row.get("next_due")
+            if not due or due <= at or (latest is not None and due > latest) \
+                    or clock.is_ahead(row.get("last_run"), clock.parse(at)):
                 out.append(title)
         return out
 
@@ -353,13 +356,11 @@ class State:
             if self.engine != "sqlite":
                 close_claims(self.db, suggestion_ids)
 
-    def count_posts(self, since: str, page: str | None = None, until: str | None = None) -> int:
-        """Suggestions posted from ``since`` to ``until`` (ISO times; ``until`` defaults to now), on the
-        wiki or for one article. A post dated in the future was recorded by a clock that ran fast: it
-        does not keep a cap closed until the clock catches up."""
-        sql = ("select count(*) from posts p join suggestions s on s.id = p.suggestion_id "
-               "where p.posted_at >= ? and p.posted_at <= ?")
-        args = [since, until or now()] + ([page] if page is not None else [])
+    def count_posts(self, since: str, page: str | None = None) -> int:
+        """Suggestions posted since ``since`` (an ISO time), on the wiki or for one article. A post dated
+        after now was recorded by a clock that ran fast: it counts as posted now (winellbot/clock.py)."""
+        sql = "select count(*) from posts p join suggestions s on s.id = p.suggestion_id where p.posted_at >= ?"
+        args = [since] + ([page] if page is not None else [])
         return self.db.execute(sql + (" and s.page = ?" if page is not None else ""), args).fetchone()[0]
 
     def posted(self, page: str | None = None, since: str | None = None) -> list[dict]:

@@ -16,7 +16,6 @@ on a state on a server.
 """
 from __future__ import annotations
 
-import datetime as dt
 import logging
 import os
 import secrets
@@ -24,6 +23,7 @@ import socket
 import threading
 from collections.abc import Iterable, Iterator
 
+from winellbot import clock
 from winellbot.errors import StateError
 
 log = logging.getLogger(__name__)
@@ -168,8 +168,8 @@ def mark_stale_runs(state, stale_after: float = LEASE_SECONDS) -> list[int]:
 def _older_than(started: str | None, seconds: float) -> bool:
     if not started:
         return True
-    return (dt.datetime.now(dt.timezone.utc) - dt.datetime.fromisoformat(started)).total_seconds() > seconds
+    return (clock.now() - clock.parse(started)).total_seconds() > seconds
 
 
 def state_now() -> str:
-    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
+    return clock.stamp()

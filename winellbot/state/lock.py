@@ -17,6 +17,7 @@ import socket
 import sys
 from pathlib import Path
 
+from winellbot import clock
 from winellbot.errors import StateError, StorageError
 
 log = logging.getLogger(__name__)
@@ -111,6 +112,4 @@ def _write(fd: int, text: str) -> None:
 
 
 def _now() -> str:
-    import datetime as dt
-
-    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
+    return clock.stamp()

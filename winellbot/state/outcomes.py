@@ -9,9 +9,10 @@ article revision the outcome check last read, so an unchanged article costs noth
 """
 from __future__ import annotations
 
-import datetime as dt
 import json
 from collections.abc import Iterable
+
+from winellbot import clock
 
 OUTCOME_FIELDS = ("adopted_revid", "adopted_at", "adopted_how", "adopted_source", "adopted_sentence",
                   "adopted_paragraph", "adopted_section", "adoption_days", "adopted_exact")
@@ -149,7 +150,7 @@ class OutcomeStore:
 
 
 def now() -> str:
-    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
+    return clock.stamp()
 
 
 def _decoded(row) -> dict:

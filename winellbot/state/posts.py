@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import datetime as dt
 
+from winellbot import clock
+
 
 class PostClaims:
     """The claims of one job (``holder``) on ``state``."""
@@ -30,16 +32,16 @@ class PostClaims:
         """Claim the first of ``ids`` (suggestions for ``page``) that the caps leave room for; returns them."""
         if not ids:
             return []
-        now = now or dt.datetime.now(dt.timezone.utc)
-        day = (now - dt.timedelta(days=1)).replace(microsecond=0).isoformat()
-        week = (now - dt.timedelta(days=7)).replace(microsecond=0).isoformat()
-        until = now.replace(microsecond=0).isoformat()
+        now = (now or clock.now()).replace(microsecond=0)
+        day = (now - dt.timedelta(days=1)).isoformat()
+        week = (now - dt.timedelta(days=7)).isoformat()
+        until = now.isoformat()
         self.db["post_caps"].insert({"name": "wiki"}, pk="name", ignore=True)
         with self.db.atomic():
             if self.state.engine != "sqlite":  # one job at a time past this line, until the commit
                 self.db.execute("select name from post_caps where name = 'wiki' for update")
-            spent_day = self._spent(day, until, None, ids)
-            spent_week = self._spent(week, until, page, ids)
+            spent_day = self._spent(day, None, ids)
+            spent_week = self._spent(week, page, ids)
             room = max(0, min(per_wiki_day - spent_day, per_page_week - spent_week))
             granted = ids[:room]
             for sid in granted:
@@ -47,18 +49,17 @@ class PostClaims:
                                                "claimed_at": until, "done": 0}, pk="suggestion_id")
         return granted
 
-    def _spent(self, since: str, until: str, page: str | None, ids: list[str]) -> int:
-        """Posts recorded from ``since`` to ``until``, and claims open in that time (``ids`` left out:
-        they are the ones being claimed now), on the wiki or for one article."""
+    def _spent(self, since: str, page: str | None, ids: list[str]) -> int:
+        """Posts recorded since ``since``, and claims open since then (``ids`` left out: they are the ones
+        being claimed now), on the wiki or for one article. One dated after now (a clock that ran fast)
+        counts as now (winellbot/clock.py)."""
         marks = ",".join("?" * len(ids))
-        on_page = " and s.page = ?" if page is not None else ""
-        posts = self.db.execute("select count(*) from posts p join suggestions s on s.id = p.suggestion_id "
-                                f"where p.posted_at >= ? and p.posted_at <= ?{on_page}",
-                                [since, until] + ([page] if page is not None else [])).fetchone()[0]
+        on_page = " and page = ?" if page is not None else ""
+        posts = self.state.count_posts(since, page=page)
         open_claims = self.db.execute(
-            f"select count(*) from post_claims where done = 0 and claimed_at >= ? and claimed_at <= ? "
-            f"and suggestion_id not in ({marks})" + (" and page = ?" if page is not None else ""),
-            [since, until, *ids] + ([page] if page is not None else [])).fetchone()[0]
+            f"select count(*) from post_claims where done = 0 and claimed_at >= ? "
+            f"and suggestion_id not in ({marks}){on_page}",
+            [since, *ids] + ([page] if page is not None else [])).fetchone()[0]
         return posts + open_claims
 
     def release(self, ids: list[str] | None = None) -> None:

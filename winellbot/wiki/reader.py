@@ -7,6 +7,7 @@ revisions costs a handful of requests. The reader never writes.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -285,6 +286,12 @@ class WikiReader:
                     if not user.get("missing") and not user.get("invalid"):
                         out[user["name"]] = frozenset(user.get("rights", ()))
         return out
+
+    @guarded("reading the wiki's clock")
+    def server_time(self) -> dt.datetime:
+        """The wiki's time now (the API's ``curtimestamp``, whole seconds), timezone-aware UTC."""
+        reply = self.site.simple_request(action="query", curtimestamp=1, formatversion="2").submit()
+        return dt.datetime.fromisoformat(str(reply["curtimestamp"]).replace("Z", "+00:00"))
 
     @guarded("reading a page")
     def page_text(self, title: str) -> str | None:

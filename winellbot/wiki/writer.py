@@ -33,6 +33,7 @@ from typing import Literal
 import pywikibot
 from pywikibot import exceptions as pwb_errors
 
+from winellbot import clock
 from winellbot.errors import ConfigError, PageGone, PostingRefused, ShutoffError, UnsafeWriteError, WikiError
 from winellbot.wiki.boundary import guarded, refusal
 from winellbot.wiki.exclusion import exclusion
@@ -415,7 +416,7 @@ class WikiWriter:
         """Whether the bot opened a section on this page within the interval."""
         if self.interval <= dt.timedelta(0) or not page.exists():
             return False
-        cutoff = dt.datetime.now(dt.timezone.utc) - self.interval
+        cutoff = clock.now() - self.interval
         for rev in page.revisions(total=100):
             ts = rev.timestamp if rev.timestamp.tzinfo else rev.timestamp.replace(tzinfo=dt.timezone.utc)
             if ts < cutoff:
