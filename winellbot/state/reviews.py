@@ -25,10 +25,11 @@ state records the post), naming the reviewer who approved it (:meth:`ReviewStore
 """
 from __future__ import annotations
 
-import datetime as dt
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+
+from winellbot import clock
 
 VERDICTS = ("approve", "adopted", "reject", "skip")
 # The rubric's errors (../shared/bench/verdicts.md), which a reject may name.
@@ -116,7 +117,7 @@ class QueueFilter:
 
 
 def now() -> str:
-    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
+    return clock.stamp()
 
 
 _LISTED = ("s.id, s.page, s.wiki, s.section, s.status, s.status_reason, s.estimate, s.update_text, s.url, "
