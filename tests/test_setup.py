@@ -12,7 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SETUP = ROOT / "scripts" / "setup.sh"
-TESTS_ONLY_DEBIAN = {"chromium", "mariadb-server", "faketime"}
+TESTS_ONLY_DEBIAN = {"chromium", "chromium-driver", "mariadb-server", "faketime"}
 MEDIAWIKI_DEBIAN = {"mediawiki", "php-cli", "php-sqlite3", "php-intl", "php-mbstring", "php-xml"}
 
 
@@ -30,7 +30,7 @@ def names(line: str) -> set[str]:
 
 def test_the_demos_set_up_installs_only_what_the_demo_uses():
     demo = plan("demo")
-    assert set(demo["debian"].split()) == MEDIAWIKI_DEBIAN, "no chromium, mariadb-server or faketime"
+    assert set(demo["debian"].split()) == MEDIAWIKI_DEBIAN, "no chromium, chromium-driver, mariadb-server or faketime"
     assert demo["pip"].split()[:2] == ["-e", ".[demo]"]
     assert demo["build"] == "none" and "llama" not in " ".join(demo.values()), "nothing built from source"
     assert demo["download"] == "none"
