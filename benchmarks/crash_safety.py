@@ -120,6 +120,7 @@ def _setup(wiki, scratch: Path, pages: int) -> tuple[Path, list[str], dict]:
                                      "publisher": "Westmark Gazette (fictional)",
                                      "text": text.format(name=name, year=year)}) + "\n")
     s = Settings()
+    s.review.mode = "direct"  # posts as the bot did before the review page: what this measures
     s.wiki.api_url, s.wiki.username, s.wiki.bot_password_app = wiki.api_url, bot, creds.bot_app
     s.wiki.watchlist_page, s.wiki.shutoff_page = f"User:{bot}/Watchlist", f"User:{bot}/Shutoff"
     s.wiki.put_throttle, s.wiki.max_wait = 0.0, 30.0

@@ -72,6 +72,7 @@ def measure(wiki, scratch: Path, pages: int) -> dict:
 
     creds = wiki.credentials
     s = Settings()
+    s.review.mode = "direct"  # posts as the bot did before the review page: what this measures
     s.wiki.api_url, s.wiki.username, s.wiki.bot_password_app = wiki.api_url, creds.bot_user, creds.bot_app
     s.wiki.watchlist_page, s.wiki.put_throttle = f"User:{creds.bot_user}/Watchlist", 0.0
     s.search.corpus_dir = str(scratch / "news")

@@ -203,6 +203,7 @@ def _setup(wiki, server, web, scratch: Path, args) -> dict:
     out = {"sets": sets}
     for key in sets:
         s = Settings()
+        s.review.mode = "direct"  # posts as the bot did before the review page: what this measures
         s.wiki.api_url, s.wiki.username, s.wiki.bot_password_app = wiki.api_url, bot, wiki.credentials.bot_app
         s.wiki.watchlist_page, s.wiki.shutoff_page = f"User:{bot}/Watchlist-{key}", f"User:{bot}/Shutoff"
         s.wiki.put_throttle, s.wiki.max_wait = args.throttle, 30.0

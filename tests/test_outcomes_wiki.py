@@ -46,6 +46,7 @@ def posted(local_wiki, tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("WINELLBOT_BOT_PASSWORD", creds.bot_password)
         s = Settings()
+        s.review.mode = "direct"  # the outcomes of posted suggestions: posted as before the review page
         s.wiki.api_url, s.wiki.username, s.wiki.bot_password_app = local_wiki.api_url, creds.bot_user, creds.bot_app
         s.wiki.shutoff_page, s.wiki.put_throttle = f"User:{creds.bot_user}/Shutoff-{token}", 0.0
         s.wiki.queue_prefix = f"User:{creds.bot_user}/Queue-{token}"

@@ -141,7 +141,12 @@ def test_the_several_jobs_benchmark_stopped_mid_run_leaves_nothing_running(tmp_p
                              cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              start_new_session=True)
     try:
-        running = wait_for(mark, "winellbot.cli once", "mariadbd", "php")
+        try:
+            running = wait_for(mark, "winellbot.cli once", "mariadbd", "php")
+        except AssertionError:
+            if bench.poll() is not None:  # it ended before its jobs ran: say why
+                pytest.fail(f"the benchmark ended ({bench.returncode}) before its jobs ran: {bench.stderr.read()[-3000:]}")
+            raise
         assert sum("php" in cmd for cmd in running.values()) >= 2, running  # php -S and its workers
         like_the_terminal(bench, sig)
         bench.wait(timeout=120)

@@ -204,7 +204,9 @@ def test_on_mariadb_a_source_url_of_2000_characters_is_a_key_in_a_new_database_a
         db["sources"].insert({"url": LONG_URL})
     db.close()
     state = State(url=mariadb_url)
-    assert state.version == "009_long_source_urls" and state.source("https://news.example/kept")["title"] == "Kept"
+    applied = {r["name"] for r in state.db["_migrations"].rows}
+    assert "009_long_source_urls" in applied and state.version == MIGRATIONS[-1][0]
+    assert state.source("https://news.example/kept")["title"] == "Kept"
     state.record_source(LONG_URL, title="Long", status="ok")
     state.mark_hostile(LONG_URL, "instructions")  # the same row, found by its whole URL
     state.record_source(LONG_URL[:-1] + "x", title="Other")  # the same first 2,000 characters: another row
