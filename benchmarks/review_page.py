@@ -3,9 +3,9 @@ items, and the job that posts what they approve, against a real local wiki.
 
 Creates a throwaway MediaWiki with ``--articles`` fictional articles, each opted in on its talk page,
 three reviewer accounts, and a state holding ``--items`` suggestions for them (recorded as the bot
-records what its gates passed, each with an estimate). Serves the review page (the app of ``winellbot
-review serve``, Werkzeug's threaded server) and starts ``winellbot run --approved-only`` (its poll every
-2 s). Then three reviewers, each logged in with the wiki's own login, take ``--decisions`` turns: read
+records what its gates passed, each with an estimate). Starts the review page (``winellbot review
+serve``, in a process of its own as an operator runs it) and ``winellbot run --approved-only`` (its poll
+every 2 s). Then three reviewers, each logged in with the wiki's own login, take ``--decisions`` turns: read
 the queue page, then decide on one of the queue's first few items, which all three see, so their
 decisions overlap (approve, reject with a reason, skip, "I added it myself", drawn with a fixed seed).
 When all are done and the poster has posted every approval, it stops the poster and the servers (on
@@ -24,13 +24,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import random
 import re
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -38,12 +35,10 @@ import time
 from pathlib import Path
 
 import requests
-from werkzeug.serving import make_server
-
 from winellbot.config import Settings, dump_settings
-from winellbot.localwiki import LocalWiki
+from winellbot.localwiki import LocalWiki, free_port, serving
+from winellbot.processes import Children, stopping_on_signals
 from winellbot.models import Citation, Document, Edit, PipelineResult, Suggestion, Update
-from winellbot.review.app import create_app
 from winellbot.state.db import Measured, State
 from winellbot.state.reviews import ReviewStore
 
@@ -60,16 +55,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--decisions", type=int, default=60, help="decisions per reviewer")
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args(argv)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # the finally blocks stop what was started
-    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # not a line per request
-    with tempfile.TemporaryDirectory(prefix="winellbot-review-bench-") as scratch:
-        wiki = LocalWiki(Path(scratch) / "wiki")
-        wiki.create()
-        wiki.start()
-        try:
-            print(json.dumps(_bench(args, wiki, Path(scratch)), indent=2))
-        finally:
-            wiki.stop()
+    # A stop signal unwinds like Ctrl-C: the wiki, the page and the poster are stopped on every way out.
+    with stopping_on_signals(), tempfile.TemporaryDirectory(prefix="winellbot-review-bench-") as scratch, \
+            serving(Path(scratch) / "wiki") as wiki:
+        print(json.dumps(_bench(args, wiki, Path(scratch)), indent=2))
     return 0
 
 
@@ -81,15 +70,15 @@ def _bench(args, wiki: LocalWiki, scratch: Path) -> dict:
     _queue(state, titles, args.items, random.Random(args.seed))
     config = scratch / "winellbot.toml"
     config.write_text(dump_settings(settings), encoding="utf-8")
-    env = {**os.environ, "WINELLBOT_BOT_PASSWORD": wiki.credentials.bot_password}
-    poster = subprocess.Popen([sys.executable, "-m", "winellbot.cli", "run", "--approved-only", "--config", str(config)],
-                              env=env, stdout=subprocess.DEVNULL, stderr=open(scratch / "poster.log", "wb"),
-                              start_new_session=True)
-    server = make_server("127.0.0.1", 0, create_app(settings, secret_key="bench-" + "k" * 26), threaded=True)
-    serving = threading.Thread(target=server.serve_forever, daemon=True)
-    serving.start()
-    try:
-        url = f"http://127.0.0.1:{server.server_port}"
+    env = {**os.environ, "WINELLBOT_BOT_PASSWORD": wiki.credentials.bot_password,
+           "WINELLBOT_REVIEW_SECRET_KEY": "bench-" + "k" * 26}
+    port, cli = free_port(), [sys.executable, "-m", "winellbot.cli"]
+    with Children() as children, open(scratch / "jobs.log", "wb") as log:
+        children.start([*cli, "run", "--approved-only", "--config", str(config)], env=env, stdout=log, stderr=log)
+        children.start([*cli, "review", "serve", "--config", str(config), "--port", str(port)], env=env, stdout=log,
+                       stderr=log)
+        url = f"http://127.0.0.1:{port}"
+        _wait_answers(f"{url}/login")
         times: dict[str, list[tuple[float, float]]] = {"queue": [], "decide": []}
         outcomes: list[tuple[str, str, bool]] = []
         threads = [threading.Thread(target=_reviewer, args=(url, name, args.decisions, args.seed + i, times, outcomes))
@@ -98,14 +87,19 @@ def _bench(args, wiki: LocalWiki, scratch: Path) -> dict:
         [t.join() for t in threads]
         last_approval = time.time()
         waited = _drain(state, timeout_s=600)
-    finally:
-        os.killpg(poster.pid, signal.SIGTERM)
-        try:
-            poster.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            os.killpg(poster.pid, signal.SIGKILL)
-        server.shutdown()
     return _figures(args, state, wiki, titles, times, outcomes, waited - last_approval)
+
+
+def _wait_answers(url: str, timeout_s: float = 120) -> None:
+    deadline = time.time() + timeout_s
+    while True:
+        try:
+            requests.get(url, timeout=5)
+            return
+        except requests.RequestException:
+            if time.time() > deadline:
+                raise
+            time.sleep(0.3)
 
 
 def _settings(wiki: LocalWiki, scratch: Path) -> Settings:
