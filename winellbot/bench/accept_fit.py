@@ -49,13 +49,15 @@ TARGET = "a reviewer finds a new fact worth adding (accept or revise)"
 BAR = "the highest out-of-fold share accepted as it stands, smoothed: (accepted + 0.5) / (posted + 4)"
 
 
-def candidates(tasks, settings) -> list[dict]:
-    """Every candidate that passes the gates (the score left out), as back-test lines with features."""
+def candidates(tasks, settings, *, held: list[dict] | None = None, oracle: bool = False) -> list[dict]:
+    """Every candidate that passes the gates (the score left out), as back-test lines with features;
+    ``held`` receives the lines a gate stopped, and ``oracle`` runs on the held-out sentences as the
+    only sources (:func:`winellbot.bench.backtest.oracle_view`: for a benchmark, never the bot)."""
 
     chain = factory.build_gates(settings, None)
     gates = GateChain([g for g in chain.gates if g.name != "acceptability"])
     return run_tasks(tasks, None, pipeline_factory=pipeline_factory(settings), progress=False, gates=gates,
-                     jobs=2, limit=None)
+                     jobs=2, limit=None, held=held, oracle=oracle)
 
 
 def examples(lines: list[dict], store) -> tuple[list[dict], list[int]]:
