@@ -142,15 +142,11 @@ def decisions_and_queue(rows: list[Row], fold: dict[str, int], k: int, rng: rand
     return decisions, [r for r in rows if fold[r.task] == k and r.kind == "queue"]
 
 
-def top_third(queue: list[Row], estimates) -> list[Row]:
-    """The first ceil(n / 3) of ``queue`` by estimate, highest first (ties in queue order)."""
-    order = sorted(range(len(queue)), key=lambda i: -estimates[i])
-    return [queue[i] for i in order[: -(-len(queue) // 3)]]
+def replay(rows: list[Row], fitter, *, folds: int, draws: int, step: int, seed: int) -> list[dict]:
+    """The steps' rows (see the module's docstring), pooled over draws; ``fitter(decisions, queue)``
+    gives the queue's estimates from a model fitted on the decisions (:func:`estimator`)."""
+    from winellbot.bench.accept_fit import top_third
 
-
-def replay(rows: list[Row], model: str, *, folds: int, draws: int, step: int, seed: int) -> list[dict]:
-    """The steps' rows (see the module's docstring), pooled over draws."""
-    fitter = estimator(model)
     pooled: dict = {}
     least = None
     for draw in range(draws):
@@ -165,14 +161,13 @@ def replay(rows: list[Row], model: str, *, folds: int, draws: int, step: int, se
                 if own and len({r.useful for r in seen}) > 1:
                     queue += own
                     estimates += list(fitter(seen, own))
-            top = top_third(queue, estimates)
             at = pooled.setdefault(n or "all", Counter())
-            at.update(draws=1, queue=len(queue), useful=sum(r.useful for r in queue), top=len(top),
-                      top_useful=sum(r.useful for r in top), top_reject=sum(r.verdict == "reject" for r in top))
+            at.update(top_third([r.verdict for r in queue], estimates)
+                      + Counter(draws=1, useful_all=sum(r.useful for r in queue)))
     return [{"decisions": least if n == "all" else n, **({"all": True} if n == "all" else {}),
-             "base_useful": round(c["useful"] / c["queue"], 3),
-             "top_third_useful": round(c["top_useful"] / c["top"], 3),
-             "top_third_reject": round(c["top_reject"] / c["top"], 3),
+             "base_useful": round(c["useful_all"] / c["queue"], 3),
+             "top_third_useful": round(c["useful"] / c["top"], 3),
+             "top_third_reject": round(c["rejected"] / c["top"], 3),
              "queue": c["queue"] // c["draws"], "top_third": c["top"] // c["draws"]}
             for n, c in pooled.items() if c["draws"] == draws]
 
@@ -266,7 +261,7 @@ def main() -> int:
     if "meaning" in models:
         rows = with_meaning(rows, args.tasks_dir, args.embedding_cache)
     settings = {"folds": args.folds, "draws": args.draws, "step": args.step, "seed": args.seed}
-    steps = {m: replay(rows, m, **settings) for m in models}
+    steps = {m: replay(rows, estimator(m), **settings) for m in models}
     out = {"lines": counts, **settings, "model": args.model, "steps": steps.pop(args.model)}
     if steps:
         out["compared"] = steps
