@@ -3,7 +3,7 @@ suggestions at the top of the review queue of articles it has not seen?
 
     nice -n 10 .venv/bin/python benchmarks/review_learning.py ../shared/bench/wikigenbench-dev \\
         [--cache /tmp/review-lines.jsonl] [--verdicts F] [--folds 20] [--draws 3] [--step 100] [--seed 44] \\
-        [--model NAME] [--compare]
+        [--model NAME] [--compare] [--decide queue,held,human] [--embedding-cache F]
 
 **Lines.** The production path (:func:`winellbot.bench.accept_fit.candidates`: the pipeline, then
 every gate but the acceptability score) runs on every dev task twice: on its documents, giving the
@@ -18,10 +18,10 @@ found (lines of earlier versions of the bot that the pipeline no longer writes) 
 
 **Replay.** For each of ``--draws`` draws (seeded from ``--seed``), the tasks fall into ``--folds``
 folds (by task: a task's lines are all in one fold). For each fold, the judged lines of the other
-folds' tasks (every kind) are the reviewers' decisions, in a seeded random order: accept and revise
-are "useful" (positive), reject is negative. After every ``--step`` decisions the estimate is
-refitted on the decisions so far and the fold's queue is ordered by it. A fold never trains on its
-own tasks (:func:`decisions_and_queue`).
+folds' tasks (of the kinds ``--decide``, default all three) are the reviewers' decisions, in a
+seeded random order: accept and revise are "useful" (positive), reject is negative. After every
+``--step`` decisions the estimate is refitted on the decisions so far and the fold's queue is
+ordered by it. A fold never trains on its own tasks (:func:`decisions_and_queue`).
 
 **The top third of the queue** at a step: the queue is every ``queue`` line of every task (the judged
 candidates the gates pass), each with the estimate of its fold's refit after that many decisions (a
@@ -133,16 +133,17 @@ def fold_of(tasks: list[str], folds: int, rng: random.Random) -> dict[str, int]:
     return {t: i % folds for i, t in enumerate(order)}
 
 
-def decisions_and_queue(rows: list[Row], fold: dict[str, int], k: int, rng: random.Random
-                        ) -> tuple[list[Row], list[Row]]:
-    """Fold ``k``'s decisions (the other folds' rows, shuffled by ``rng``) and its queue (its own
-    ``queue`` rows)."""
-    decisions = [r for r in rows if fold[r.task] != k]
+def decisions_and_queue(rows: list[Row], fold: dict[str, int], k: int, rng: random.Random,
+                        decide: tuple[str, ...] = KINDS) -> tuple[list[Row], list[Row]]:
+    """Fold ``k``'s decisions (the other folds' rows of the kinds ``decide``, shuffled by ``rng``)
+    and its queue (its own ``queue`` rows)."""
+    decisions = [r for r in rows if fold[r.task] != k and r.kind in decide]
     rng.shuffle(decisions)
     return decisions, [r for r in rows if fold[r.task] == k and r.kind == "queue"]
 
 
-def replay(rows: list[Row], fitter, *, folds: int, draws: int, step: int, seed: int) -> list[dict]:
+def replay(rows: list[Row], fitter, *, folds: int, draws: int, step: int, seed: int,
+           decide: tuple[str, ...] = KINDS) -> list[dict]:
     """The steps' rows (see the module's docstring), pooled over draws; ``fitter(decisions, queue)``
     gives the queue's estimates from a model fitted on the decisions (:func:`estimator`)."""
     from winellbot.bench.accept_fit import top_third
@@ -152,7 +153,7 @@ def replay(rows: list[Row], fitter, *, folds: int, draws: int, step: int, seed: 
     for draw in range(draws):
         rng = random.Random(f"{seed}:{draw}")
         fold = fold_of([r.task for r in rows], folds, rng)
-        split = [decisions_and_queue(rows, fold, k, rng) for k in range(folds)]
+        split = [decisions_and_queue(rows, fold, k, rng, decide) for k in range(folds)]
         least = min([len(d) for d, _ in split] + ([least] if least is not None else []))
         for n in [*range(step, least + 1, step), None]:
             queue, estimates = [], []
@@ -254,13 +255,18 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=44)
     parser.add_argument("--model", default="logistic", choices=MODELS)
     parser.add_argument("--compare", action="store_true", help="also every other model")
+    parser.add_argument("--decide", default=",".join(KINDS),
+                        help="the kinds of line replayed as decisions (default: queue,held,human)")
     parser.add_argument("--embedding-cache", help="the MiniLM vectors' SQLite cache (model meaning)")
     args = parser.parse_args()
     rows, counts = judged_rows(load_lines(args.tasks_dir, args.cache, args.limit), by_line(load_store(args.verdicts)))
     models = [args.model] + ([m for m in MODELS if m != args.model] if args.compare else [])
     if "meaning" in models:
         rows = with_meaning(rows, args.tasks_dir, args.embedding_cache)
-    settings = {"folds": args.folds, "draws": args.draws, "step": args.step, "seed": args.seed}
+    decide = tuple(k for k in args.decide.split(",") if k)
+    if not decide or set(decide) - set(KINDS):
+        parser.error(f"--decide takes kinds of {', '.join(KINDS)}")
+    settings = {"folds": args.folds, "draws": args.draws, "step": args.step, "seed": args.seed, "decide": decide}
     steps = {m: replay(rows, estimator(m), **settings) for m in models}
     out = {"lines": counts, **settings, "model": args.model, "steps": steps.pop(args.model)}
     if steps:
