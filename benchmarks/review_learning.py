@@ -2,7 +2,7 @@
 suggestions at the top of the review queue of articles it has not seen?
 
     nice -n 10 .venv/bin/python benchmarks/review_learning.py ../shared/bench/wikigenbench-dev \\
-        [--cache /tmp/review-lines.jsonl] [--verdicts F] [--folds 20] [--draws 3] [--step 100] [--seed 44] \\
+        [--cache /tmp/review-lines.jsonl] [--verdicts F] [--folds 20] [--draws 10] [--step 100] [--seed 44] \\
         [--model NAME] [--compare] [--decide queue,held,human] [--embedding-cache F]
 
 **Lines.** The production path (:func:`winellbot.bench.accept_fit.candidates`: the pipeline, then
@@ -110,8 +110,9 @@ def load_lines(tasks_dir: str, cache: str | None, limit: int | None) -> list[dic
 
 
 def judged_rows(lines: list[dict], store: dict) -> tuple[list[Row], dict]:
-    """The lines the store judged (one per task and hash, the first kind in :data:`KINDS` order),
-    and the counts: found by kind, and the store's lines not found by their kind."""
+    """The lines the store judged (one per task and hash, the first kind in :data:`KINDS` order), in
+    the order of task and hash (a replay does not depend on the order the lines were built in), and
+    the counts: found by kind, and the store's lines not found by their kind."""
     rows: dict[tuple[str, str], Row] = {}
     for kind in KINDS:
         for x in lines:
@@ -123,7 +124,7 @@ def judged_rows(lines: list[dict], store: dict) -> tuple[list[Row], dict]:
     missing = Counter(v.kind for k, v in store.items() if k not in rows)
     counts = {"judged_in_store": len(store), "found": {k: found[k] for k in KINDS},
               "not_found": dict(missing)}
-    return list(rows.values()), counts
+    return [rows[k] for k in sorted(rows)], counts
 
 
 def fold_of(tasks: list[str], folds: int, rng: random.Random) -> dict[str, int]:
@@ -250,7 +251,7 @@ def main() -> int:
     parser.add_argument("--verdicts", help="the verdict store (default: winellbot/data/verdicts/dev.jsonl)")
     parser.add_argument("--limit", type=int, help="only the first N tasks (building the lines)")
     parser.add_argument("--folds", type=int, default=20)
-    parser.add_argument("--draws", type=int, default=3)
+    parser.add_argument("--draws", type=int, default=10)
     parser.add_argument("--step", type=int, default=100)
     parser.add_argument("--seed", type=int, default=44)
     parser.add_argument("--model", default="logistic", choices=MODELS)
