@@ -15,7 +15,10 @@ still posting ``--min-posts`` lines per task on average. The out-of-fold figure 
 own out-of-fold estimates, pooled over :data:`DRAWS` draws of the folds. It is printed with the judge's calibration (its verdicts on the human
 editors' own sentences), and ``--write`` stores the model in ``winellbot/data/acceptability.json``.
 A model refitted over an existing one replaces it only when its out-of-fold share of accepted lines
-is no lower and its share of rejected lines no higher, and it says so.
+is no lower and its share of rejected lines no higher, and it says so. Also reported: the review
+queue's view (:func:`top_third`: the share useful and rejected of the out-of-fold estimates' top
+third). :func:`refit_from` fits the same model on review decisions (measurements, verdicts, articles)
+for a caller that holds them (the state); ``benchmarks/review_learning.py`` measures such refits.
 """
 from __future__ import annotations
 
