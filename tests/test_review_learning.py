@@ -18,12 +18,12 @@ from winellbot.gates.acceptability import FEATURES, Acceptability
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
-def review_learning():
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        import review_learning as module
-    finally:
-        sys.path.remove(str(BENCHMARKS))
+@pytest.fixture
+def review_learning(monkeypatch):
+    """The benchmark script as a module."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import review_learning as module
+
     return module
 
 
@@ -97,8 +97,8 @@ def rows_of(module, n_tasks=30, per=8, seed=3):
     return rows
 
 
-def test_no_refit_ever_sees_a_task_of_the_queue_it_orders():
-    module = review_learning()
+def test_no_refit_ever_sees_a_task_of_the_queue_it_orders(review_learning):
+    module = review_learning
     rows = rows_of(module)
     calls = []
 
@@ -115,8 +115,8 @@ def test_no_refit_ever_sees_a_task_of_the_queue_it_orders():
     assert all(s["queue"] == queue and s["top_third"] == -(-queue // 3) for s in steps)
 
 
-def test_the_benchmark_prints_one_row_per_step_with_the_issues_keys(tmp_path):
-    module = review_learning()
+def test_the_benchmark_prints_one_row_per_step_with_the_issues_keys(review_learning, tmp_path):
+    module = review_learning
     rows = rows_of(module)
     cache, store = tmp_path / "lines.jsonl", tmp_path / "verdicts.jsonl"
     lines = [{"task": r.task, "hash": text_hash(f"line {i}"), "kind": r.kind, "text": f"line {i}",
