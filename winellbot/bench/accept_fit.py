@@ -15,7 +15,10 @@ still posting ``--min-posts`` lines per task on average. The out-of-fold figure 
 own out-of-fold estimates, pooled over :data:`DRAWS` draws of the folds. It is printed with the judge's calibration (its verdicts on the human
 editors' own sentences), and ``--write`` stores the model in ``winellbot/data/acceptability.json``.
 A model refitted over an existing one replaces it only when its out-of-fold share of accepted lines
-is no lower and its share of rejected lines no higher, and it says so.
+is no lower and its share of rejected lines no higher, and it says so. Also reported: the review
+queue's view (:func:`top_third`: the share useful and rejected of the out-of-fold estimates' top
+third). :func:`refit_from` fits the same model on review decisions (measurements, verdicts, articles)
+for a caller that holds them (the state); ``benchmarks/review_learning.py`` measures such refits.
 """
 from __future__ import annotations
 
@@ -27,13 +30,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from winellbot import factory
-from winellbot.bench.backtest import run_tasks
+from winellbot.bench.backtest import MAX_PER_TASK, run_tasks
 from winellbot.bench.cli import pipeline_factory
 from winellbot.bench.tasks import load_tasks
 from winellbot.bench.verdicts import VERDICTS as VERDICT_NAMES
-from winellbot.bench.verdicts import by_line, figures, load_store, text_hash
+from winellbot.bench.verdicts import Verdict, by_line, figures, load_store, text_hash
 from winellbot.commands import open_state
 from winellbot.config import Settings, load_settings
+from winellbot.errors import WinellbotError
 from winellbot.gates.acceptability import FEATURES, MODEL, Acceptability
 from winellbot.gates.base import GateChain
 from winellbot.outcomes.learning import decision_examples, score_examples
@@ -50,13 +54,15 @@ TARGET = "a reviewer finds a new fact worth adding (accept or revise)"
 BAR = "the highest out-of-fold share accepted as it stands, smoothed: (accepted + 0.5) / (posted + 4)"
 
 
-def candidates(tasks, settings) -> list[dict]:
-    """Every candidate that passes the gates (the score left out), as back-test lines with features."""
+def candidates(tasks, settings, *, held: list[dict] | None = None, oracle: bool = False) -> list[dict]:
+    """Every candidate that passes the gates (the score left out), as back-test lines with features;
+    ``held`` receives the lines a gate stopped, and ``oracle`` runs on the held-out sentences as the
+    only sources (:func:`winellbot.bench.backtest.oracle_view`: for a benchmark, never the bot)."""
 
     chain = factory.build_gates(settings, None)
     gates = GateChain([g for g in chain.gates if g.name != "acceptability"])
     return run_tasks(tasks, None, pipeline_factory=pipeline_factory(settings), progress=False, gates=gates,
-                     jobs=2, limit=None)
+                     jobs=2, limit=None, held=held, oracle=oracle)
 
 
 def examples(lines: list[dict], store) -> tuple[list[dict], list[int]]:
@@ -201,18 +207,69 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "from_state", False):
         params, chosen = _with_outcomes(args, X, y, rows, verdicts, per_task, len(tasks), about)
     else:
-        oof = out_of_fold(X, y, [r["task"] for r in rows])
-        at_bar = choose(rows, oof, verdicts, len(tasks), per_task, args.min_posts)
-        chosen = {**nested(X, y, rows, verdicts, per_task=per_task, min_posts=args.min_posts),
-                  "threshold": at_bar["threshold"]}
-        about["at_the_bar_in_sample"] = at_bar
-        params = fit(X, y)
+        params, chosen, measured = _fitted(X, y, rows, verdicts, len(tasks), per_task, args.min_posts)
+        about.update(measured)
     everything = selection(rows, np.ones(len(rows)), 0.0, per_task, verdicts)
     about.update({"bar": BAR, "min_posts": args.min_posts, "out_of_fold": chosen, "without_the_score": everything,
                   "judge_on_human_sentences": calibration(stored)})
     model = {"features": list(FEATURES), **params, "threshold": chosen["threshold"], "about": about}
     print(json.dumps(model["about"], indent=2))
     return _guarded_write(model, chosen, write=args.write, always_say=getattr(args, "from_state", False))
+
+
+def _fitted(X, y, rows: list[dict], verdicts: list, n_tasks: int, per_task: int, min_posts: float):
+    """The model's parameters on every example, its out-of-fold selection at the bar (:func:`nested`,
+    what :func:`replaces` compares, with the bar chosen on all examples' out-of-fold estimates), and
+    what else was measured: the bar's selection in sample, and the review queue's top third out of
+    fold (:func:`top_third`)."""
+    oof = out_of_fold(X, y, [r["task"] for r in rows])
+    at_bar = choose(rows, oof, verdicts, n_tasks, per_task, min_posts)
+    chosen = {**nested(X, y, rows, verdicts, per_task=per_task, min_posts=min_posts), "threshold": at_bar["threshold"]}
+    queue = top_third([v.verdict for v in verdicts], oof)
+    return fit(X, y), chosen, {"at_the_bar_in_sample": at_bar, "queue_out_of_fold": shares(queue)}
+
+
+def refit_from(values: list[dict], verdicts: list[str], groups: list[str], *, per_group: int = MAX_PER_TASK,
+               min_posts: float = 1.0, about: dict | None = None) -> tuple[dict, dict]:
+    """A model file's contents fitted on decisions, and its out-of-fold selection (what
+    :func:`replaces` compares; ``_guarded_write`` writes the file where it allows).
+
+    ``values``: each decided suggestion's measurements as :func:`winellbot.gates.acceptability.features`
+    gave them (one a dict lacks, from an older version, counts 0); ``verdicts``: ``accept``,
+    ``revise`` or ``reject`` each; ``groups``: each one's article (the folds are by group). ``about``
+    is kept in the file's ``about``. Raises :class:`WinellbotError` without decisions of both kinds,
+    or on an unknown verdict."""
+    import numpy as np
+
+    if not (len(values) == len(verdicts) == len(groups)):
+        raise WinellbotError(f"{len(values)} measurements, {len(verdicts)} verdicts, {len(groups)} groups")
+    judged = [Verdict(g, "", v, v != "reject") for g, v in zip(groups, verdicts)]
+    y = np.array([int(v.verdict != "reject") for v in judged])
+    if len(set(y.tolist())) < 2:
+        raise WinellbotError(f"{len(y)} decision(s): a refit needs both useful and rejected ones")
+    X = np.array([[float(v.get(f, 0.0)) for f in FEATURES] for v in values], dtype=float)
+    rows = [{"task": g} for g in groups]
+    params, chosen, measured = _fitted(X, y, rows, judged, len(set(groups)), per_group, min_posts)
+    model_about = {**(about or {}), "target": TARGET, "examples": len(y), "positives": int(y.sum()),
+                   "groups": len(set(groups)), "folds": FOLDS, "l2_C": STRENGTH, "bar": BAR, "min_posts": min_posts,
+                   **measured, "out_of_fold": chosen}
+    return {"features": list(FEATURES), **params, "threshold": chosen["threshold"], "about": model_about}, chosen
+
+
+def top_third(verdicts: list[str], estimates) -> Counter:
+    """The review queue's view of a score: the lines ordered by ``estimates``, highest first (ties
+    in the given order); of the first ceil(n / 3), how many were judged useful (accept or revise) and
+    how many rejected. Counts (``queue``, ``top``, ``useful``, ``rejected``), so that runs can be pooled."""
+    top = sorted(range(len(verdicts)), key=lambda i: -estimates[i])[: -(-len(verdicts) // 3)]
+    return Counter(queue=len(verdicts), top=len(top), useful=sum(verdicts[i] != "reject" for i in top),
+                   rejected=sum(verdicts[i] == "reject" for i in top))
+
+
+def shares(counts: Counter) -> dict:
+    """:func:`top_third`'s counts as the shares of the top third useful and rejected."""
+    n = counts["top"]
+    return {"queue": counts["queue"], "top_third": n, "useful": round(counts["useful"] / n, 3) if n else None,
+            "reject": round(counts["rejected"] / n, 3) if n else None}
 
 
 def _with_outcomes(args, X, y, rows, verdicts, per_task: int, n_tasks: int, about: dict):
