@@ -10,8 +10,10 @@ from __future__ import annotations
 import os
 import secrets
 import signal
+import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -132,10 +134,10 @@ needs_servers = pytest.mark.skipif(not (mediawiki_available() and mariadb_availa
 
 @needs_servers
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["timeout", "ctrl-c"])
-def test_the_several_jobs_benchmark_stopped_mid_run_leaves_nothing_running(tmp_path, sig):
+def test_the_several_jobs_benchmark_stopped_mid_run_leaves_nothing_running(short_tmp, sig):
     """A small `benchmarks/several_jobs.py`, stopped while a bot job runs, as `timeout` or Ctrl-C stops it."""
     mark = secrets.token_hex(4)
-    env = {**os.environ, MARK: mark, "TMPDIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, MARK: mark, "TMPDIR": str(short_tmp), "PYTHONPATH": str(ROOT)}
     bench = subprocess.Popen([sys.executable, "benchmarks/several_jobs.py", "--jobs", "2", "--pages", "6",
                               "--solo-pages", "6", "--throttle", "1", "--web-latency", "100"],
                              cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -152,7 +154,7 @@ def test_the_several_jobs_benchmark_stopped_mid_run_leaves_nothing_running(tmp_p
         bench.wait(timeout=120)
         assert gone(mark, timeout=5) == {}, "left running"
         assert bench.returncode == 128 + sig, bench.stderr.read()[-2000:]
-        assert not list(tmp_path.glob("winellbot-jobs-*")), "its scratch folder was removed"
+        assert not list(short_tmp.glob("winellbot-jobs-*")), "its scratch folder was removed"
     finally:
         kill_left(mark)
 
@@ -166,6 +168,17 @@ FIXTURE_TEST = textwrap.dedent("""
         print("servers up", flush=True)
         time.sleep(600)
 """)
+
+
+@pytest.fixture
+def short_tmp():
+    """A scratch folder with a short path: the benchmark's MariaDB server puts its socket in it, and a
+    Unix socket's path holds at most 107 bytes (pytest's own folders under xdist are longer)."""
+    folder = Path(tempfile.mkdtemp(prefix="wsj-", dir="/tmp"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @needs_servers
