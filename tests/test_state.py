@@ -201,3 +201,26 @@ def test_a_damaged_file_read_only_is_one_line_naming_it(tmp_path):
     bad.write_bytes(b"SQLite format 3\x00" + b"garbage" * 3000)
     with pytest.raises(StateError, match=f"{bad}.*move it aside"):
         State(bad, readonly=True)
+
+
+def test_a_transaction_that_reads_then_writes_waits_for_another_process_writing_between(tmp_path):
+    """A real job died beside dry runs: its transaction read, a dry run then kept its cost, and the
+    job's first write failed at once with "database is locked" (SQLite's busy snapshot), not waiting."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "state.sqlite"
+    job = State(path)
+    other = f"""
+from winellbot.state.db import State
+State({str(path)!r}).start_run("dry-run")
+"""
+    with job.db.atomic():
+        before = job.db.execute("select count(*) from runs").fetchone()[0]
+        # the other process writes while this transaction is open: it waits for the transaction to end
+        writer = subprocess.Popen([sys.executable, "-c", other], stderr=subprocess.PIPE, text=True)
+        with pytest.raises(subprocess.TimeoutExpired):
+            writer.wait(timeout=3)
+        job.db["runs"].insert({"started": "x", "status": "running", "backend": "offline"})
+    assert writer.wait(timeout=60) == 0, writer.stderr.read()
+    assert job.db.execute("select count(*) from runs").fetchone()[0] == before + 2

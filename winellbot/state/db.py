@@ -26,7 +26,7 @@ from winellbot.models import Citation, Document, Edit, GateFinding, PipelineResu
 from winellbot.state.leases import mark_stale_runs
 from winellbot.state.migrations import MIGRATIONS
 from winellbot.state.posts import close_claims
-from winellbot.state.storage import connect, failure
+from winellbot.state.storage import StateDatabase, connect, failure
 
 BUSY_TIMEOUT_MS = 30_000  # a reader (status) or a dry run waits this long for a writer
 # Filesystems where several machines share the file: SQLite's WAL needs shared memory
@@ -82,8 +82,7 @@ class State:
                     import winellbot.state.schema  # noqa: F401
             # One connection, used by whichever thread runs the job's work (a running job's cycles and its
             # posts of approved suggestions run in the scheduler's threads, one at a time: scheduler.py).
-            self.db = sqlite_utils.Database(None if memory else connect(self.path, check_same_thread=False),
-                                            memory=memory)
+            self.db = StateDatabase(None if memory else connect(self.path, check_same_thread=False), memory=memory)
             self.db.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             if not memory:
                 mode = journal_mode_for(self.path) if journal_mode == "auto" else journal_mode

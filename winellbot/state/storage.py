@@ -11,7 +11,11 @@ which sqlite-utils catches and handles itself) are left as they are.
 """
 from __future__ import annotations
 
+import contextlib
 import sqlite3
+from collections.abc import Iterator
+
+import sqlite_utils
 
 from winellbot.errors import StorageError
 
@@ -128,6 +132,35 @@ class StateConnection(sqlite3.Connection):
     def backup(self, target, **kwargs) -> None:
         with _Guard(self.state_path):
             super().backup(target, **kwargs)
+
+
+class StateDatabase(sqlite_utils.Database):
+    """sqlite-utils' ``Database`` whose outermost :meth:`atomic` takes the file's write lock as it begins.
+
+    A transaction begun with a plain ``BEGIN`` that reads, then writes, fails at its first write, at
+    once and whatever the busy timeout, if another process wrote in between (SQLite's
+    ``SQLITE_BUSY_SNAPSHOT``: a real job died so beside dry runs keeping their cost). ``BEGIN
+    IMMEDIATE`` waits for the lock instead, up to the busy timeout, and then holds it to the end.
+    A nested ``atomic`` is a savepoint, as in sqlite-utils.
+    """
+
+    @contextlib.contextmanager
+    def atomic(self) -> Iterator[StateDatabase]:
+        if self.conn.in_transaction:
+            with super().atomic():
+                yield self
+            return
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self
+        except BaseException:
+            self.conn.rollback()
+            raise
+        try:
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.rollback()
+            raise
 
 
 def connect(path: str, database: str | None = None, **kwargs) -> StateConnection:
