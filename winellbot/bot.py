@@ -59,6 +59,7 @@ class CycleReport:
     canonical: dict[str, str] = field(default_factory=dict)  # title as given -> the article's title
     results: dict[str, PipelineResult] = field(default_factory=dict)
     stopped: str = ""
+    due: list[str] = field(default_factory=list)  # the pages this cycle set out to treat (or post to)
 
 
 class WinellBot:
@@ -98,23 +99,7 @@ class WinellBot:
             self._record_input_problems(run_id)
             if not self.dry_run and not self.writer.shutoff_allows():
                 raise ShutoffError(f"the shutoff page {self.settings.wiki.shutoff} does not say 'run'")
-            if approved_only:
-                todo = self._approved_pages()
-                self._work(report, todo, {}, stop)
-                return report
-            if titles is None:
-                titles = self.reader.watched_titles(self.settings.wiki.optin_template,
-                                                    self.settings.wiki.watchlist_page or None, [])
-            titles = self._resolve(report, titles)
-            self.sync_reviews()
-            self.rescore_queue()
-            seen = self.leases.last_runs(titles) if self.leases is not None else {}
-            todo = self._due(titles, force)[: self.settings.schedule.max_pages_per_cycle]
-            self.check_outcomes(report)
-            self._work(report, todo, seen, stop)
-            if not self.dry_run and not report.stopped:  # approved since, on pages not due now
-                self.approved_only = True
-                self._work(report, [t for t in self._approved_pages() if t not in report.pages], {}, stop)
+            self._cycle(report, titles, force, stop)
         except ShutoffError as exc:
             report.stopped = f"shutoff: {exc}"
             report.counter["shutoff"] += 1
@@ -129,7 +114,7 @@ class WinellBot:
             status = "failed"  # recorded if the state still takes it; the caller says why, once
             raise
         except BudgetExceeded as exc:
-            left = len(todo) - len(report.pages) + 1
+            left = len(report.due) - len(report.pages) + 1
             status = "budget spent"
             report.stopped = f"token budget spent: {exc}; {left} page(s) left due for the next cycle"
             self.state.record_error(run_id, report.pages[-1] if report.pages else None, "budget", report.stopped)
@@ -156,6 +141,29 @@ class WinellBot:
         except WinellbotError as exc:  # the clock stays as it was; the cycle meets what is wrong itself
             log.warning("the wiki's clock was not read (%s): the bot's records use this machine's", exc)
         return None
+
+    def _cycle(self, report: CycleReport, titles: list[str] | None, force: bool,
+               stop: threading.Event | None) -> None:
+        """The pages' work: reviewers' verdicts and the queue's estimates brought up to date, the due
+        pages treated and posted, then what reviewers approved on pages not due now is posted;
+        ``approved_only``: only that last part."""
+        if self.approved_only:
+            report.due = self._approved_pages()
+            self._work(report, report.due, {}, stop)
+            return
+        if titles is None:
+            titles = self.reader.watched_titles(self.settings.wiki.optin_template,
+                                                self.settings.wiki.watchlist_page or None, [])
+        titles = self._resolve(report, titles)
+        self.sync_reviews()
+        self.rescore_queue()
+        seen = self.leases.last_runs(titles) if self.leases is not None else {}
+        report.due = self._due(titles, force)[: self.settings.schedule.max_pages_per_cycle]
+        self.check_outcomes(report)
+        self._work(report, report.due, seen, stop)
+        if not self.dry_run and not report.stopped:  # approved since, on pages not due now
+            self.approved_only = True
+            self._work(report, [t for t in self._approved_pages() if t not in report.pages], {}, stop)
 
     def _claiming(self, run_id: int) -> Leases | None:
         """On a database server several jobs share the state: this one claims its pages with leases,
@@ -332,24 +340,12 @@ class WinellBot:
                 report.counter["capped"] += len(plan.capped)
         if not plan.post:
             return None
-        user, style = self.settings.wiki.username, self.style
         _pause_for_tests("WINELLBOT_PAUSE_BEFORE_POST")
         plan = self._claim_posts(title, plan, report)
         if not plan.post:
             return None
         ids = [s.id for s in plan.post]
-        plan = dataclasses.replace(plan, notes={sid: dataclasses.replace(n, reviewer=approvals.get(sid, ""))
-                                                for sid, n in plan.notes.items()})
-        if opted_in:
-            section = render.default_section_title(clock.today().isoformat())
-            body = render.render_section(plan.post, bot_user=user, style=style, notes=plan.notes)
-            outcome = self.writer.post_talk_section(title, section, body, ids,
-                                                    unreviewed=[i for i in ids if i not in approvals])
-        else:
-            body = "".join(render.render_queue_entry(s, bot_user=user, style=style, notes=plan.notes.get(s.id))
-                           for s in plan.post)
-            outcome = self.writer.post_queue(self.queue_page(title), body, ids, article=title,
-                                             unreviewed=[i for i in ids if i not in approvals])
+        outcome = self._write(title, plan, opted_in, approvals)
         _pause_for_tests("WINELLBOT_PAUSE_AFTER_WRITE")
         # Also when everything was there already: a job killed between the post and the listing left
         # the page unlisted (listing is idempotent).
@@ -372,10 +368,24 @@ class WinellBot:
                  outcome.target, len(outcome.skipped_ids))
         return outcome.target if outcome.posted_ids else None
 
+    def _write(self, title: str, plan: PostPlan, opted_in: bool, approvals: dict[str, str]):
+        """Render ``plan``'s suggestions (each naming the reviewer who approved it) and hand them to the
+        writer: a talk-page section where the article opted in, else its queue page."""
+        user, style, ids = self.settings.wiki.username, self.style, [s.id for s in plan.post]
+        notes = {sid: dataclasses.replace(n, reviewer=approvals.get(sid, "")) for sid, n in plan.notes.items()}
+        unreviewed = [i for i in ids if i not in approvals]
+        if opted_in:
+            section = render.default_section_title(clock.today().isoformat())
+            body = render.render_section(plan.post, bot_user=user, style=style, notes=notes)
+            return self.writer.post_talk_section(title, section, body, ids, unreviewed=unreviewed)
+        body = "".join(render.render_queue_entry(s, bot_user=user, style=style, notes=notes.get(s.id))
+                       for s in plan.post)
+        return self.writer.post_queue(self.queue_page(title), body, ids, article=title, unreviewed=unreviewed)
+
     def _postable(self, article: Article, opted_in: bool) -> tuple[list, dict[str, str]]:
-        """The page's suggestions that may be posted now, and who approved each. Direct mode: every pending one. Reviewed mode: those whose
-        approval is recorded (an ``approved`` status without one is never posted); and, where the
-        article's opt-in template says ``review=no``, the pending ones the acceptability bar passes."""
+        """The page's suggestions that may be posted now, and who approved each: in the direct mode every
+        pending one; in the reviewed mode those with a recorded approval (an ``approved`` status without
+        one is never posted), and where the opt-in says ``review=no`` the pending ones the bar passes."""
         title = article.title
         if self.settings.review.mode == "direct":
             return [s for s in self.state.pending(title) if not s.blocked], {}

@@ -98,6 +98,12 @@ def _query(f: QueueFilter) -> str:
 
 
 def _routes(app: Flask) -> None:
+    _login_routes(app)
+    _review_routes(app)
+    _error_pages(app)
+
+
+def _login_routes(app: Flask) -> None:
     @app.get("/")
     def index():
         return redirect(url_for("queue"))
@@ -134,6 +140,9 @@ def _routes(app: Flask) -> None:
         session.clear()
         return redirect(url_for("login"))
 
+
+
+def _review_routes(app: Flask) -> None:
     @app.get("/queue")
     @security.login_required
     def queue():
@@ -182,6 +191,8 @@ def _routes(app: Flask) -> None:
         query = _query(_filters())
         return redirect(url_for("next_item") + ("?" + query if query else ""), code=303)
 
+
+def _error_pages(app: Flask) -> None:
     @app.errorhandler(LoginRefused)
     def refused(exc):
         flash(f"Login refused: {exc}")
