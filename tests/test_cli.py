@@ -124,3 +124,22 @@ def test_a_sqlite_url_in_the_environment_is_refused_too(tmp_path, capsys, monkey
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "WINELLBOT_STATE_URL must name a MariaDB database" in err, err
     assert str(tmp_path) not in err, "the URL itself (which may hold a password) is not shown"
+
+
+def test_a_reader_that_stops_reading_ends_the_command_quietly(tmp_path):
+    """`winellbot status | head -1`: the pipe's reader goes away; no traceback, the shell's code for it."""
+    import os
+    import subprocess
+    import sys
+
+    State(tmp_path / "state.sqlite")
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(f'[state]\npath = "{tmp_path / "state.sqlite"}"\n')
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the first line is written
+    try:
+        done = subprocess.run([sys.executable, "-m", "winellbot.cli", "status", "--config", str(cfg)], stdout=write,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr) == (141, "")

@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
+import select
 import sys
 
 from winellbot.errors import WinellbotError
@@ -99,12 +101,31 @@ def main(argv: list[str] | None = None) -> int:
 
     logs.configure(verbose=getattr(args, "verbose", False))
     try:
-        return _dispatch(args, rest)
+        code = _dispatch(args, rest)
+        sys.stdout.flush()  # here, where a closed pipe is caught, not at the interpreter's exit
+        return code
+    except BrokenPipeError:
+        if not _output_closed():
+            raise  # a connection's (the wiki's, a server's): not the reader of the output
+        # whoever read the output stopped reading (`winellbot status | head`): nothing went wrong here;
+        # the rest of the output goes nowhere, as Python's documentation advises (signal module, SIGPIPE)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, what a shell reports for a program the closed pipe stopped
     except WinellbotError as exc:
         print(f"winellbot: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
+
+
+def _output_closed() -> bool:
+    """Whether standard output is a pipe whose reader has gone (poll says so with POLLERR)."""
+    try:
+        poll = select.poll()
+        poll.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & (select.POLLERR | select.POLLHUP) for _, events in poll.poll(0))
+    except (OSError, ValueError, AttributeError):  # no descriptor (a test's capture), or a closed one
+        return False
 
 
 def _dispatch(args: argparse.Namespace, rest: list[str]) -> int:
