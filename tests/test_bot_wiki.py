@@ -165,6 +165,36 @@ def test_pywikibot_simulate_writes_nothing_and_keeps_suggestions_pending(scene, 
     assert "winellbot-suggestion" in pywikibot.Page(site, f"Talk:{scene['opted']}").text
 
 
+def test_a_running_job_under_simulate_keeps_nothing_but_its_runs(scene, site, tmp_path):
+    """`run -simulate` worked on the real state: its cycles marked the pages checked (and kept what they
+    found) though nothing was posted, so the next real run passed the pages over until they were due again."""
+    import signal
+    import time
+
+    import pywikibot
+
+    s = scene["settings"]
+    config = tmp_path / "winellbot.toml"
+    config.write_text(dump_settings(s), encoding="utf-8")
+    job = subprocess.Popen([sys.executable, "-m", "winellbot.cli", "run", "--config", str(config),
+                            f"-page:{scene['opted']}", f"-page:{scene['listed']}", "-simulate"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        end = time.monotonic() + 240
+        while time.monotonic() < end and job.poll() is None:
+            if configured_state(s).db["runs"].count_where("status = 'dry-run'"):
+                break  # the first cycle ended and its run was kept
+            time.sleep(1)
+    finally:
+        job.send_signal(signal.SIGTERM)
+        out, err = job.communicate(timeout=120)
+    assert "Traceback" not in err and "page(s)" in out, out + err
+    state = configured_state(s)
+    assert [r["status"] for r in state.db["runs"].rows] == ["dry-run"]
+    assert not state.suggestions() and not list(state.db["pages"].rows)
+    assert "winellbot-suggestion" not in pywikibot.Page(site, f"Talk:{scene['opted']}").text
+
+
 def test_pages_that_are_not_articles_are_each_said_and_recorded_not_passed_over(scene, tmp_path):
     """Issue 45: `once -page:` a talk page, a user page or Special:Random ended "0 page(s)" with nothing said."""
     s = scene["settings"]

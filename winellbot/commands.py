@@ -155,19 +155,19 @@ def run_forever(settings: Settings, args: list[str], *, approved_only: bool = Fa
     from winellbot import factory
     from winellbot.scheduler import CycleScheduler
 
+    simulate = simulating(settings, args)
     with job_state(settings) as state:
         wiki = factory.build_wiki(settings, state_dir(settings))
         titles = titles_from_args(wiki.site, args)
 
         def cycle(stop: threading.Event) -> None:
-            bot = build_bot(settings, state, wiki=wiki)
-            print_report(bot.run(titles, stop=stop))
+            _job_cycle(settings, state, wiki, simulate, titles=titles, stop=stop)
 
         def post_approved(stop: threading.Event) -> None:
             from winellbot.state.reviews import ReviewStore
 
             if ReviewStore(state).approved_pages():  # a run record only when something was approved
-                print_report(build_bot(settings, state, wiki=wiki).run(stop=stop, approved_only=True))
+                _job_cycle(settings, state, wiki, simulate, stop=stop, approved_only=True)
 
         reviewed = settings.review.mode == "reviewed"
         if approved_only and not reviewed:
@@ -175,6 +175,17 @@ def run_forever(settings: Settings, args: list[str], *, approved_only: bool = Fa
         CycleScheduler(None if approved_only else cycle, interval_minutes=settings.schedule.interval_minutes,
                        poll=post_approved if reviewed else None, poll_seconds=settings.review.poll_seconds).serve()
     return 0
+
+
+def _job_cycle(settings: Settings, state: State, wiki, simulate: bool, **run) -> None:
+    """One cycle of a running job, printed. Under ``-simulate`` it works on a fresh copy of the state
+    and only its cost is kept, as ``once -simulate`` does: no page is marked checked by a cycle that
+    posted nothing, so the next real run finds everything still due."""
+    bot = build_bot(settings, dry_run_copy(settings) if simulate else state, wiki=wiki)
+    report = bot.run(**run)
+    if simulate:
+        _keep_cost(settings, bot, report)
+    print_report(report)
 
 
 def article(settings: Settings, args: list[str], title: str, *, post: bool = False, as_json: bool = False) -> int:
