@@ -285,10 +285,8 @@ class WinellBot:
         wiki = self._wiki_name()
         out = {}
         for s in result.suggestions:
-            if s.blocked:
-                continue
-            estimate = next((f.value for f in s.findings if f.gate == "acceptability" and f.value is not None), None)
-            out[s.id] = Measured(estimate, features(article, s), wiki)
+            if not s.blocked:
+                out[s.id] = Measured(s.estimate, features(article, s), wiki)
         return out
 
     def _wiki_name(self) -> str:
@@ -392,11 +390,13 @@ class WinellBot:
         approved = [self.state.load_suggestion(r) for r in self.state.suggestions(page=title, status="approved")]
         approvals = ReviewStore(self.state).approvals([s.id for s in approved])
         postable = [s for s in approved if s.id in approvals and not s.blocked]
-        if opted_in and self.writer.asks_unreviewed(title):
-            gate = next((g for g in getattr(self.gates, "gates", ()) if g.name == "acceptability"), None)
-            rows = {r["id"]: r for r in self.state.suggestions(page=title, status="proposed")}
-            postable += [s for s in self.state.pending(title) if not s.blocked
-                         and (gate is None or gate.passes(rows[s.id].get("estimate")))]
+        if opted_in:
+            gate = self._acceptability_gate()
+            bar = [self.state.load_suggestion(r) for r in self.state.suggestions(page=title, status="proposed")
+                   if gate is None or gate.passes(r.get("estimate"))]
+            unreviewed = [s for s in bar if not s.blocked]
+            if unreviewed and self.writer.asks_unreviewed(title):  # the wiki is asked only when it matters
+                postable += unreviewed
         return postable, approvals
 
     def _approved_pages(self) -> list[str]:
@@ -439,10 +439,14 @@ class WinellBot:
     def rescore_queue(self) -> int:
         """Re-estimate the open suggestions with the acceptability model in use (a refit, e.g. from the
         review page's decisions, re-orders the queue); returns how many estimates changed."""
-        gate = next((g for g in getattr(self.gates, "gates", ()) if g.name == "acceptability"), None)
+        gate = self._acceptability_gate()
         if gate is None or gate.model is None or self.settings.review.mode != "reviewed":
             return 0
         return ReviewStore(self.state).rescore(gate.model.estimate)
+
+    def _acceptability_gate(self):
+        """The gate chain's acceptability gate (its model orders the queue), or None without one."""
+        return next((g for g in getattr(self.gates, "gates", ()) if g.name == "acceptability"), None)
 
     def check_outcomes(self, report: CycleReport | None = None):
         """Which posted facts entered their articles, or expired (:mod:`winellbot.outcomes.tracker`),
