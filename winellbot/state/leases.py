@@ -158,7 +158,7 @@ def mark_stale_runs(state, stale_after: float = LEASE_SECONDS) -> list[int]:
     rows = state.db.query(f"select id, heartbeat, started from runs where status = 'running' and "
                           f"coalesce(heartbeat, 0) < {now} - ?", [stale_after])
     ids = [r["id"] for r in rows if r["heartbeat"] is not None or _older_than(r["started"], stale_after)]
-    finished = state_now()
+    finished = clock.stamp()
     for run_id in ids:
         state.db.execute("update runs set status = 'killed', finished = ? where id = ? and status = 'running'",
                          [finished, run_id])
@@ -169,7 +169,3 @@ def _older_than(started: str | None, seconds: float) -> bool:
     if not started:
         return True
     return (clock.now() - clock.parse(started)).total_seconds() > seconds
-
-
-def state_now() -> str:
-    return clock.stamp()

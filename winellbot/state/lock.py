@@ -55,7 +55,7 @@ class JobLock:
         if self.taken_over:
             log.warning("took over the state lock left by pid %s (that job was killed)", self.taken_over.get("pid"))
         _write(fd, json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "command": " ".join(sys.argv[:3]),
-                               "started": _now()}))
+                               "started": clock.stamp()}))
         self._fd = fd
         return self
 
@@ -109,7 +109,3 @@ def _write(fd: int, text: str) -> None:
     os.lseek(fd, 0, os.SEEK_SET)
     os.write(fd, text.encode("utf-8"))
     os.fsync(fd)
-
-
-def _now() -> str:
-    return clock.stamp()

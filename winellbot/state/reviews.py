@@ -35,7 +35,6 @@ VERDICTS = ("approve", "adopted", "reject", "skip")
 # The rubric's errors (../shared/bench/verdicts.md), which a reject may name.
 REASONS = ("not_new", "insignificant", "off_topic", "unsupported", "wrong_section", "subjective", "unclear",
            "furniture", "too_long")
-_FROM = {"approve": ("proposed",), "adopted": ("proposed",), "reject": ("proposed",), "skip": ("proposed",)}
 _TO = {"approve": "approved", "adopted": "accepted", "reject": "rejected", "skip": "proposed"}
 # What the queue can list: "open" is what waits for a decision.
 STATUS_FILTERS = {"open": "proposed", "approved": "approved", "posted": "posted", "accepted": "accepted",
@@ -114,10 +113,6 @@ class QueueFilter:
             where.append("(s.section = ? or substr(s.section, 1, ?) = ?)")
             args += [self.section, len(self.section) + 3, self.section + " > "]
         return where, args
-
-
-def now() -> str:
-    return clock.stamp()
 
 
 _LISTED = ("s.id, s.page, s.wiki, s.section, s.status, s.status_reason, s.estimate, s.update_text, s.url, "
@@ -205,14 +200,12 @@ class ReviewStore:
 
     # -- deciding ----------------------------------------------------------------------------------
     def decide(self, d: Decision) -> Decided:
-        """Record ``d`` and move the suggestion on, in one transaction, only from the statuses the
-        verdict allows; else nothing is written and the answer says who decided first."""
+        """Record ``d`` and move the suggestion on, in one transaction, only while it is still open
+        (``proposed``); else nothing is written and the answer says who decided first."""
         d.check()
         row = self.state.suggestion(d.suggestion_id)
         if row is None:
             raise DecisionError(f"no suggestion {d.suggestion_id}")
-        allowed = _FROM[d.verdict]
-        marks = ",".join("?" * len(allowed))
         section_to = " > ".join(d.section) if d.section is not None else None
         reason = _status_reason(d)
         with self.db.atomic():
@@ -221,14 +214,14 @@ class ReviewStore:
             else:
                 moved = self.db.execute(
                     f"update suggestions set status = ?, status_reason = ?, updated = ?"
-                    f"{', section = ?' if section_to is not None else ''} where id = ? and status in ({marks})",
-                    [_TO[d.verdict], reason, now(), *([section_to] if section_to is not None else []),
-                     d.suggestion_id, *allowed]).rowcount
+                    f"{', section = ?' if section_to is not None else ''} where id = ? and status = 'proposed'",
+                    [_TO[d.verdict], reason, clock.stamp(), *([section_to] if section_to is not None else []),
+                     d.suggestion_id]).rowcount
             if moved == 1:
                 self.db["reviews"].insert({
                     "suggestion_id": d.suggestion_id, "page": row["page"], "wiki": row.get("wiki") or "",
-                    "reviewer": d.reviewer, "decided_at": now(), "verdict": d.verdict, "reasons": ",".join(d.reasons),
-                    "section_from": row["section"] or "", "section_to": section_to})
+                    "reviewer": d.reviewer, "decided_at": clock.stamp(), "verdict": d.verdict,
+                    "reasons": ",".join(d.reasons), "section_from": row["section"] or "", "section_to": section_to})
         if moved == 1:
             return Decided(True, _TO[d.verdict])
         now_row = self.state.suggestion(d.suggestion_id) or row
