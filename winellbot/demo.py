@@ -16,7 +16,6 @@ import os
 import secrets
 import shlex
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ from pathlib import Path
 
 from winellbot.config import Settings, dump_settings
 from winellbot.bundled import sample_dir
+from winellbot.processes import stop_group
 
 # lazy imports: the demo builds the whole bot, and only when it runs.
 
@@ -184,19 +184,8 @@ def _stop_background(directory: Path, *, quiet: bool = False) -> None:
             continue
         pid = int(pid_file.read_text(encoding="ascii").strip() or 0)
         pid_file.unlink()
-        try:
-            os.killpg(pid, signal.SIGTERM)
-        except (ProcessLookupError, PermissionError):
-            continue
-        for _ in range(100):  # up to 10 s to finish what it does (a post in flight)
-            try:
-                os.killpg(pid, 0)
-            except ProcessLookupError:
-                break
-            time.sleep(0.1)
-        else:
-            os.killpg(pid, signal.SIGKILL)
-        if not quiet:
+        # up to 10 s to finish what it does (a post in flight), then SIGKILL
+        if stop_group(pid or None, timeout=10.0) and not quiet:
             print(f"stopped the demo's {name.replace('-', ' ')}")
 
 

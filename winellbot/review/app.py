@@ -97,6 +97,12 @@ def _query(f: QueueFilter) -> str:
     return urlencode({k: v for k, v in vars(f).items() if v and not (k == "status" and v == "open")})
 
 
+def _with_query(url: str, f: QueueFilter) -> str:
+    """``url`` keeping the queue's filters ``f`` (none when they are the defaults)."""
+    query = _query(f)
+    return f"{url}?{query}" if query else url
+
+
 def _routes(app: Flask) -> None:
     _login_routes(app)
     _review_routes(app)
@@ -141,7 +147,6 @@ def _login_routes(app: Flask) -> None:
         return redirect(url_for("login"))
 
 
-
 def _review_routes(app: Flask) -> None:
     @app.get("/queue")
     @security.login_required
@@ -161,8 +166,8 @@ def _review_routes(app: Flask) -> None:
                                            reviewer=session["user"])
         if not rows:
             flash("Nothing left to review here.")
-            return redirect(url_for("queue") + ("?" + _query(f) if _query(f) else ""))
-        return redirect(url_for("item", suggestion_id=rows[0]["id"]) + ("?" + _query(f) if _query(f) else ""))
+            return redirect(_with_query(url_for("queue"), f))
+        return redirect(_with_query(url_for("item", suggestion_id=rows[0]["id"]), f))
 
     @app.get("/s/<suggestion_id>")
     @security.login_required
@@ -188,8 +193,7 @@ def _review_routes(app: Flask) -> None:
         except DecisionError as exc:
             abort(400, str(exc))
         flash(_said(suggestion_id, done, asked) if done.taken else f"Not recorded: {done.why}.")
-        query = _query(_filters())
-        return redirect(url_for("next_item") + ("?" + query if query else ""), code=303)
+        return redirect(_with_query(url_for("next_item"), _filters()), code=303)
 
 
 def _error_pages(app: Flask) -> None:

@@ -10,7 +10,6 @@ only when it is a safe http(s) URL (:func:`winellbot.wiki.render.safe_url`).
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 from winellbot.article import named_ref_definitions, parse_article
@@ -106,7 +105,3 @@ def passage(text: str | None, quote: str, width: int = PASSAGE_CHARS) -> str:
 def outline(article: Article) -> list[str]:
     """The article's sections as paths ("History > Early years"), the lead first as ""."""
     return [" > ".join(sec.path) for sec in article.sections]
-
-
-def features_of(row: dict) -> dict:
-    return json.loads(row["features"]) if row.get("features") else {}
