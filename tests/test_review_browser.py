@@ -3,8 +3,9 @@ through selenium, against the real app, the real state and the real local wiki.
 
 A reviewer logs in, triages ten suggestions with the keyboard only, approves one (which the bot's
 writer then posts on the talk page once, naming the reviewer), rejects one with reasons (its row is
-in the state), opens the hostile suggestion (nothing of it runs), and the browser's console shows no
-error on any page.
+in the state), is sent by another site's page a form that approves a suggestion (refused: no CSRF
+token; nothing recorded), opens the hostile suggestion (nothing of it runs), and the browser's console
+shows no error on any of the review page's own pages.
 """
 from __future__ import annotations
 
@@ -107,7 +108,7 @@ def current_id(driver) -> str:
     return driver.current_url.split("/s/", 1)[1].split("?")[0]
 
 
-def test_a_reviewer_triages_ten_by_keys_and_the_approved_one_is_posted_once(served, browser):
+def test_a_reviewer_triages_ten_by_keys_and_the_approved_one_is_posted_once(served, browser, tmp_path):
     from selenium.common.exceptions import NoAlertPresentException
 
     url, errors = served["url"], []
@@ -136,6 +137,12 @@ def test_a_reviewer_triages_ten_by_keys_and_the_approved_one_is_posted_once(serv
     assert rows[decided[1][0]]["reasons"] == "not_new,insignificant"
     assert all(r["reviewer"] == "Browser Reviewer" for r in rows.values())
 
+    # another site's page (another origin on 127.0.0.1) posts an approval in the reviewer's browser
+    assert _forged_post(browser, url, served["hostile"], tmp_path) == "400"
+    assert served["hostile"] not in {r["suggestion_id"] for r in store.decisions()}
+    assert configured_state(served["settings"]).suggestion(served["hostile"])["status"] == "proposed"
+    browser.get_log("browser")  # the refused POST's 400, logged by the browser, is not one of the page's errors
+
     browser.get(f"{url}/s/{served['hostile']}")
     assert browser.title != "pwned" and "<script>document.title" in browser.find_element("id", "quote").text
     with pytest.raises(NoAlertPresentException):
@@ -151,6 +158,28 @@ def test_a_reviewer_triages_ten_by_keys_and_the_approved_one_is_posted_once(serv
     run_cycle(served["settings"], [served["opted"]])
     assert _text(served, f"Talk:{served['opted']}").count(f"<!-- winellbot-suggestion:{served['first']} -->") == 1
     assert configured_state(served["settings"]).suggestion(served["first"])["status"] == "posted"
+
+
+def _forged_post(driver, url: str, sid: str, folder) -> str:
+    """Open a page served from another origin that submits an approval of ``sid`` to the review page as
+    soon as it loads (the session's cookie goes along: same site); returns the error page's code."""
+    from functools import partial
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    (folder / "attack.html").write_text(
+        f'<form id="f" method="post" action="{url}/s/{sid}/decide"><input name="verdict" value="approve"></form>'
+        '<script>document.getElementById("f").submit()</script>', encoding="utf-8")
+    other = ThreadingHTTPServer(("127.0.0.1", 0), partial(SimpleHTTPRequestHandler, directory=str(folder)))
+    thread = threading.Thread(target=other.serve_forever, daemon=True)
+    thread.start()
+    try:
+        driver.get(f"http://127.0.0.1:{other.server_port}/attack.html")
+        WebDriverWait(driver, 30).until(lambda d: d.current_url.startswith(url) and d.find_elements("id", "error"))
+        return driver.find_element("tag name", "h1").text
+    finally:
+        other.shutdown()
+        thread.join(timeout=10)
 
 
 def _console_errors(driver) -> list[str]:
