@@ -34,7 +34,7 @@ BUSY_TIMEOUT_MS = 30_000  # a reader (status) or a dry run waits this long for a
 NETWORK_FILESYSTEMS = frozenset({"nfs", "nfs4", "cifs", "smb3", "smbfs", "ncpfs", "afs", "ceph", "glusterfs",
                                  "fuse.glusterfs", "fuse.sshfs", "fuse.s3fs", "9p", "lustre", "gpfs", "beegfs",
                                  "fuse.cephfs", "virtiofs"})
-SUGGESTION_STATUSES = ("proposed", "approved", "held", "posted", "accepted", "rejected", "withdrawn")
+SUGGESTION_STATUSES = ("proposed", "approved", "held", "posted", "accepted", "rejected", "withdrawing", "withdrawn")
 
 
 @dataclass(frozen=True)

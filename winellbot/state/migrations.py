@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from winellbot.state.outcomes import migrate_006
 from winellbot.state.reviews import migrate_010
+from winellbot.state.revisions import migrate_011
 
 
 def _m001_initial(schema) -> None:
@@ -112,6 +113,11 @@ def _m010_review(schema) -> None:
     migrate_010(schema)
 
 
+def _m011_revisions(schema) -> None:
+    # Reviewers' wording, notes and undos (winellbot/state/revisions.py): the edit data the bot lacks.
+    migrate_011(schema)
+
+
 MIGRATIONS: list[tuple[str, Callable[..., None]]] = [
     ("001_initial", _m001_initial),
     ("002_post_links", _m002_post_links),
@@ -123,4 +129,5 @@ MIGRATIONS: list[tuple[str, Callable[..., None]]] = [
     ("008_post_claims", _m008_post_claims),
     ("009_long_source_urls", _m009_long_source_urls),
     ("010_review", _m010_review),
+    ("011_revisions", _m011_revisions),
 ]

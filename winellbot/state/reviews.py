@@ -16,8 +16,15 @@ verdict               from                             to
 ``approve``           proposed                         approved (the bot's writer posts it)
 ``adopted``           proposed                         accepted ("I added it myself")
 ``reject``            proposed                         rejected (with the rubric's reasons)
+``revise``            proposed                         approved, with the reviewer's wording
+                                                       (a row of ``revisions``: state/revisions.py)
 ``skip``              proposed                         proposed (this reviewer is not shown it again)
 ====================  ===============================  ======================================
+
+A reviewer may take their last decision back (:meth:`ReviewStore.undo`): a suggestion not yet posted
+returns to the queue; a posted one becomes ``withdrawing``, and the bot's writer withdraws its post
+once, naming who undid it. The decision stays in ``reviews``, marked undone (``undone_at``,
+``undone_by``); only decisions not undone count as approvals.
 
 The web page only writes here; the wiki is written by the bot (:meth:`winellbot.bot.WinellBot.post`),
 which posts an ``approved`` suggestion once (the writer skips an id already on the page, and the
@@ -30,12 +37,16 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from winellbot import clock
+from winellbot.state.revisions import RevisionStore
 
-VERDICTS = ("approve", "adopted", "reject", "skip")
+VERDICTS = ("approve", "revise", "adopted", "reject", "skip")
+APPROVALS = ("approve", "revise")  # the verdicts that send a suggestion to the wiki
 # The rubric's errors (../shared/bench/verdicts.md), which a reject may name.
 REASONS = ("not_new", "insignificant", "off_topic", "unsupported", "wrong_section", "subjective", "unclear",
-           "furniture", "too_long")
-_TO = {"approve": "approved", "adopted": "accepted", "reject": "rejected", "skip": "proposed"}
+           "furniture", "too_long", "other")
+_TO = {"approve": "approved", "revise": "approved", "adopted": "accepted", "reject": "rejected", "skip": "proposed"}
+MAX_NOTE = 500  # characters of a reviewer's note
+MAX_TEXT = 2000  # characters of a reviewer's wording (the page's checks say why in words before this)
 # What the queue can list: "open" is what waits for a decision.
 STATUS_FILTERS = {"open": "proposed", "approved": "approved", "posted": "posted", "accepted": "accepted",
                   "rejected": "rejected", "held": "held"}
@@ -62,14 +73,21 @@ class DecisionError(ValueError):
 
 @dataclass(frozen=True)
 class Decision:
-    """One reviewer's decision on one suggestion. ``section``: for ``approve``, the section (path) it
-    is to be posted under instead of the bot's; ``reasons``: for ``reject``, codes of :data:`REASONS`."""
+    """One reviewer's decision on one suggestion. ``section``: for ``approve`` and ``revise``, the
+    section (path) it is to be posted under instead of the bot's; ``reasons``: for ``reject``, codes of
+    :data:`REASONS`; ``text``: for ``revise``, the reviewer's wording (checked by the page before);
+    ``note``: the reviewer's own words (posted with a revision; kept with any decision);
+    ``started_from``: for ``revise``, where the wording began ("bot", or "passage" for a sentence of the
+    source's passage)."""
 
     suggestion_id: str
     reviewer: str
     verdict: str
     reasons: tuple[str, ...] = ()
     section: tuple[str, ...] | None = None
+    text: str | None = None
+    note: str = ""
+    started_from: str = "bot"
 
     def check(self) -> None:
         if self.verdict not in VERDICTS:
@@ -79,8 +97,14 @@ class Decision:
             raise DecisionError(f"unknown reason(s) {', '.join(unknown)} (of {', '.join(REASONS)})")
         if not self.reviewer.strip():
             raise DecisionError("a decision needs the reviewer's name")
-        if self.section is not None and self.verdict != "approve":
+        if self.section is not None and self.verdict not in APPROVALS:
             raise DecisionError("only an approval moves a suggestion to another section")
+        if (self.text is not None) != (self.verdict == "revise") or (self.text is not None and not self.text.strip()):
+            raise DecisionError("a revision, and only a revision, carries the reviewer's wording")
+        if len(self.note) > MAX_NOTE or len(self.text or "") > MAX_TEXT:
+            raise DecisionError(f"a note holds at most {MAX_NOTE} characters, a wording at most {MAX_TEXT}")
+        if self.started_from not in ("bot", "passage"):
+            raise DecisionError("a revision starts from the bot's line or the source's passage")
 
 
 @dataclass(frozen=True)
@@ -162,7 +186,7 @@ class ReviewStore:
                                    args).fetchone()[0]
         if reviewer:
             conditions.append("not exists (select 1 from reviews r where r.suggestion_id = s.id "
-                              "and r.reviewer = ? and r.verdict = 'skip')")
+                              "and r.reviewer = ? and r.verdict = 'skip' and r.undone_at is null)")
             args.append(reviewer)
         return self.db.execute(f"select coalesce(sum(case when n < ? then n else ? end), 0) from (select count(*) n "
                                f"from suggestions s where {' and '.join(conditions)} group by s.page) c",
@@ -171,7 +195,8 @@ class ReviewStore:
     def _skipped(self, reviewer: str) -> set[str]:
         if not reviewer:
             return set()
-        rows = self.db.execute("select suggestion_id from reviews where reviewer = ? and verdict = 'skip'", [reviewer])
+        rows = self.db.execute("select suggestion_id from reviews where reviewer = ? and verdict = 'skip' "
+                               "and undone_at is null", [reviewer])
         return {r[0] for r in rows.fetchall()}
 
     def facets(self) -> dict[str, list[tuple[str, int]]]:
@@ -201,7 +226,8 @@ class ReviewStore:
     # -- deciding ----------------------------------------------------------------------------------
     def decide(self, d: Decision) -> Decided:
         """Record ``d`` and move the suggestion on, in one transaction, only while it is still open
-        (``proposed``); else nothing is written and the answer says who decided first."""
+        (``proposed``); else nothing is written and the answer says who decided first. A revision's
+        wording is kept beside the decision (:class:`winellbot.state.revisions.RevisionStore`)."""
         d.check()
         row = self.state.suggestion(d.suggestion_id)
         if row is None:
@@ -218,17 +244,80 @@ class ReviewStore:
                     [_TO[d.verdict], reason, clock.stamp(), *([section_to] if section_to is not None else []),
                      d.suggestion_id]).rowcount
             if moved == 1:
-                self.db["reviews"].insert({
+                review_id = self.db["reviews"].insert({
                     "suggestion_id": d.suggestion_id, "page": row["page"], "wiki": row.get("wiki") or "",
                     "reviewer": d.reviewer, "decided_at": clock.stamp(), "verdict": d.verdict,
-                    "reasons": ",".join(d.reasons), "section_from": row["section"] or "", "section_to": section_to})
+                    "reasons": ",".join(d.reasons), "section_from": row["section"] or "", "section_to": section_to,
+                    "note": d.note or None}).last_pk
+                if d.verdict == "revise":
+                    RevisionStore(self.state).add(review_id=review_id, row=row, reviewer=d.reviewer, text=d.text,
+                                                  section_to=section_to, note=d.note, started_from=d.started_from)
         if moved == 1:
             return Decided(True, _TO[d.verdict])
         now_row = self.state.suggestion(d.suggestion_id) or row
         return Decided(False, now_row["status"], self._first(d.suggestion_id, now_row))
 
+    # -- taking a decision back --------------------------------------------------------------------
+    def last_decision(self, reviewer: str) -> dict | None:
+        """``reviewer``'s latest decision not undone (the one :meth:`undo` would take back), or None."""
+        rows = self.db.query("select * from reviews where reviewer = ? and undone_at is null "
+                             "and verdict != 'undo' order by id desc limit 1", [reviewer])
+        return next((dict(r) for r in rows), None)
+
+    def undo(self, reviewer: str, review_id: int) -> Decided:
+        """Take back decision ``review_id``, which must be ``reviewer``'s latest not undone (so a double
+        undo, or an undo of a page left open, takes nothing else back). In one transaction, only if the
+        suggestion is still where that decision put it: not posted yet, it returns to the queue (to its
+        section before the decision); posted, it becomes ``withdrawing`` and the bot withdraws the post."""
+        last = self.last_decision(reviewer)
+        if last is None or int(last["id"]) != int(review_id):
+            return Decided(False, "", "nothing to undo: that decision is not your latest, or it was undone already")
+        sid, verdict, stamp = last["suggestion_id"], last["verdict"], clock.stamp()
+        why = f"undone by {reviewer} on the review page"
+        with self.db.atomic():
+            if verdict == "skip":
+                moved, status = 1, "proposed"
+            elif verdict in APPROVALS and self._status(sid) in ("posted", "withdrawing"):
+                status = "withdrawing"
+                moved = self.db.execute("update suggestions set status = 'withdrawing', status_reason = ?, updated = ? "
+                                        "where id = ? and status = 'posted'", [why, stamp, sid]).rowcount
+            else:
+                status = "proposed"
+                back = ", section = ?" if last.get("section_to") is not None else ""
+                moved = self.db.execute(
+                    f"update suggestions set status = 'proposed', status_reason = ?, updated = ?{back} "
+                    "where id = ? and status = ?",
+                    [f"returned to the queue: {why}", stamp, *([last["section_from"]] if back else []), sid,
+                     _TO[verdict]]).rowcount
+            if moved == 1:
+                self.db.execute("update reviews set undone_at = ?, undone_by = ? where id = ? and undone_at is null",
+                                [stamp, reviewer, last["id"]])
+                for was in ("approved", "posted"):
+                    RevisionStore(self.state).set_status(sid, "undone", current=was)
+        if moved == 1:
+            return Decided(True, status)
+        return Decided(False, self._status(sid) or "", f"not undone: the suggestion is {self._status(sid)} now")
+
+    def _status(self, suggestion_id: str) -> str | None:
+        row = self.db.execute("select status from suggestions where id = ?", [suggestion_id]).fetchone()
+        return row[0] if row else None
+
+    def skipped(self, reviewer: str) -> list[dict]:
+        """The open suggestions ``reviewer`` skipped (decisions not undone), latest skip first."""
+        sql = (f"select {_LISTED}, r.id as review_id from reviews r join suggestions s on s.id = r.suggestion_id "
+               "where r.reviewer = ? and r.verdict = 'skip' and r.undone_at is null and s.status = 'proposed' "
+               "order by r.id desc")
+        return [dict(r) for r in self.db.query(sql, [reviewer])]
+
+    def unskip(self, reviewer: str, review_id: int) -> bool:
+        """Bring a skipped suggestion back into ``reviewer``'s queue; False when that skip was not theirs."""
+        with self.db.atomic():
+            return self.db.execute("update reviews set undone_at = ?, undone_by = ? where id = ? and reviewer = ? "
+                                   "and verdict = 'skip' and undone_at is null",
+                                   [clock.stamp(), reviewer, review_id, reviewer]).rowcount == 1
+
     def _first(self, suggestion_id: str, row: dict) -> str:
-        done = [r for r in self.decisions(suggestion_id) if r["verdict"] != "skip"]
+        done = [r for r in self.decisions(suggestion_id) if r["verdict"] != "skip" and not r.get("undone_at")]
         if done:
             last = done[-1]
             return f"already {row['status']}: {last['verdict']} by {last['reviewer']} at {last['decided_at']}"
@@ -241,14 +330,38 @@ class ReviewStore:
         if not ids:
             return {}
         marks = ",".join("?" * len(ids))
-        rows = self.db.execute(f"select suggestion_id, reviewer from reviews where verdict = 'approve' "
-                               f"and suggestion_id in ({marks}) order by id", ids).fetchall()
+        rows = self.db.execute(f"select suggestion_id, reviewer from reviews where verdict in ('approve', 'revise') "
+                               f"and undone_at is null and suggestion_id in ({marks}) order by id", ids).fetchall()
         return {sid: who for sid, who in rows}
+
+    def settle_posted(self, ids: Iterable[str]) -> list[str]:
+        """After the writer recorded ``ids`` as posted: those whose approval was undone while the post was
+        in flight become ``withdrawing`` (the writer withdraws them next); returns their ids. In the
+        reviewed mode only: a post made without review (``review=no``) has no approval to lose."""
+        ids = list(ids)
+        approved = self.approvals(ids)
+        undone = [sid for sid in ids if sid not in approved and self.db["reviews"].count_where(
+            "suggestion_id = ? and verdict in ('approve', 'revise') and undone_at is not null", [sid])]
+        with self.db.atomic():
+            for sid in undone:
+                self.db.execute("update suggestions set status = 'withdrawing', updated = ?, status_reason = "
+                                "'its approval was undone while it was being posted' where id = ? "
+                                "and status = 'posted'", [clock.stamp(), sid])
+                RevisionStore(self.state).set_status(sid, "undone", current="posted")
+        return undone
+
+    def withdrawing(self) -> list[dict]:
+        """Suggestions whose post the writer must withdraw (an undo after the post), with their latest
+        post's page and who undid it."""
+        sql = ("select s.id, s.page, s.status_reason, p.target, p.revid from suggestions s join posts p "
+               "on p.suggestion_id = s.id where s.status = 'withdrawing' "
+               "and p.id = (select max(id) from posts where suggestion_id = s.id) order by s.updated")
+        return [dict(r) for r in self.db.query(sql)]
 
     def approved_pages(self) -> list[str]:
         """Articles holding approved suggestions not posted yet, oldest approval first."""
         rows = self.db.execute("select s.page, min(r.id) from suggestions s join reviews r on r.suggestion_id = s.id "
-                               "and r.verdict = 'approve' where s.status = 'approved' group by s.page "
+                               "and r.verdict in ('approve', 'revise') and r.undone_at is null where s.status = 'approved' group by s.page "
                                "order by 2").fetchall()
         return [r[0] for r in rows]
 
@@ -272,15 +385,19 @@ class ReviewStore:
 
     def labelled(self) -> list[dict]:
         """Every decided suggestion with kept measurements, its latest decision that teaches
-        (approve or adopted: useful; reject: not), for ``winellbot fit acceptability --from-state``."""
+        (approve, revise or adopted: useful, a revision as the rubric's "revise"; reject: not), undone
+        ones left out, for ``winellbot fit acceptability --from-state``."""
         sql = ("select r.suggestion_id, r.page, r.verdict, r.reasons, r.reviewer, r.decided_at, s.features "
                "from reviews r join suggestions s on s.id = r.suggestion_id where r.verdict != 'skip' "
                "and r.id = (select max(id) from reviews x where x.suggestion_id = r.suggestion_id "
-               "and x.verdict != 'skip') and s.features is not null order by r.id")
+               "and x.verdict != 'skip' and x.undone_at is null) and s.features is not null order by r.id")
         return [dict(r) for r in self.db.query(sql)]
 
 
 def _status_reason(d: Decision) -> str:
+    if d.verdict == "revise":
+        moved = f", into the section {' > '.join(d.section)}" if d.section is not None else ""
+        return f"reworded and approved by {d.reviewer} on the review page{moved}"
     if d.verdict == "approve":
         moved = f", into the section {' > '.join(d.section)}" if d.section is not None else ""
         return f"approved by {d.reviewer} on the review page{moved}"
