@@ -175,7 +175,8 @@ def test_render_suggestion_with_hostile_source_text_adds_no_markup():
     assert templates == ["Winellbot suggestion", "cite news"]
     assert {str(w.title) for w in parsed.filter_wikilinks()} == {":Acme Corporation", "John Smith",
                                                                   "User:WinellBot"}
-    assert "~~~" not in out
+    # the only tildes are the bot's own date stamp closing the box (five: the date alone)
+    assert out.count("~~~") == 1 and "'' ~~~~~\n\n<!-- /winellbot-suggestion:" in out
     assert out.count("<!--") == 2  # just the two markers
     assert out.count("</blockquote>") == 1
     assert "markup the bot does not trust" in out

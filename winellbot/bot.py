@@ -37,11 +37,13 @@ from winellbot.outcomes.tracker import OutcomeCheck
 from winellbot.outcomes.verdicts import ReviewSync
 from winellbot.pipeline.pipeline import propose_checked
 from winellbot.posting import PostPlan, PostPlanner, resolve_style
+from winellbot.review.outbox import Approved, Withdrawals
 from winellbot.state.db import Measured, State
 from winellbot.state.leases import LeaseLost, Leases
 from winellbot.state.outcomes import OutcomeStore
 from winellbot.state.posts import PostClaims
 from winellbot.state.reviews import ReviewStore
+from winellbot.state.revisions import RevisionStore
 from winellbot.text import kept_text
 from winellbot.wiki import render
 from winellbot.wiki.exclusion import exclusion
@@ -79,6 +81,7 @@ class WinellBot:
         self.clients = clients  # model clients: told the run id, so their calls are recorded against it
         self.leases: Leases | None = None  # the pages this job claimed, on a state shared by several jobs
         self.approved_only = False  # this run only posts what reviewers approved (no search, no checks)
+        self.recheck = None  # (suggestion, reviewer's text) -> a finding or None: a revision checked at the write
 
     # -- the cycle -------------------------------------------------------
     def run(self, titles: list[str] | None = None, *, force: bool = False,
@@ -147,6 +150,7 @@ class WinellBot:
         """The pages' work: reviewers' verdicts and the queue's estimates brought up to date, the due
         pages treated and posted, then what reviewers approved on pages not due now is posted;
         ``approved_only``: only that last part."""
+        self.withdraw_undone()
         if self.approved_only:
             report.due = self._approved_pages()
             self._work(report, report.due, {}, stop)
@@ -344,6 +348,10 @@ class WinellBot:
             return None
         ids = [s.id for s in plan.post]
         outcome = self._write(title, plan, opted_in, approvals)
+        if outcome is None:  # every one was undone or sent back just before the write
+            if self.leases is not None:
+                PostClaims(self.state, self.leases.holder).release(ids)
+            return None
         _pause_for_tests("WINELLBOT_PAUSE_AFTER_WRITE")
         # Also when everything was there already: a job killed between the post and the listing left
         # the page unlisted (listing is idempotent).
@@ -361,23 +369,28 @@ class WinellBot:
         if done:
             links = {sid: self.writer.permalink(outcome.target, outcome.revid, sid) for sid in done}
             self.state.record_post(done, outcome.target, outcome.revid, outcome.section_title, links)
+            self._settle_reviews(done, links)
             self.track_outcomes(article, [s for s in plan.post if s.id in done])
         log.info("%s: %s, %d posted to %s, %d already there", title, outcome.mode, len(outcome.posted_ids),
                  outcome.target, len(outcome.skipped_ids))
         return outcome.target if outcome.posted_ids else None
 
     def _write(self, title: str, plan: PostPlan, opted_in: bool, approvals: dict[str, str]):
-        """Render ``plan``'s suggestions (each naming the reviewer who approved it) and hand them to the
+        """Render ``plan``'s suggestions (each approved one naming its reviewer, a revision in its
+        reviewer's words: :class:`winellbot.review.outbox.Approved`, read again now) and hand them to the
         writer: a talk-page section where the article opted in, else its queue page."""
-        user, style, ids = self.settings.wiki.username, self.style, [s.id for s in plan.post]
-        notes = {sid: dataclasses.replace(n, reviewer=approvals.get(sid, "")) for sid, n in plan.notes.items()}
-        unreviewed = [i for i in ids if i not in approvals]
+        user, style = self.settings.wiki.username, self.style
+        ready = Approved(self.state, self.recheck).prepare(plan.post, plan.notes, set(approvals))
+        if not ready.post:
+            return None
+        ids = [s.id for s in ready.post]
+        unreviewed = [i for i in ids if not ready.notes[i].reviewer]
         if opted_in:
             section = render.default_section_title(clock.today().isoformat())
-            body = render.render_section(plan.post, bot_user=user, style=style, notes=notes)
+            body = render.render_section(ready.post, bot_user=user, style=style, notes=ready.notes)
             return self.writer.post_talk_section(title, section, body, ids, unreviewed=unreviewed)
-        body = "".join(render.render_queue_entry(s, bot_user=user, style=style, notes=notes.get(s.id))
-                       for s in plan.post)
+        body = "".join(render.render_queue_entry(s, bot_user=user, style=style, notes=ready.notes.get(s.id))
+                       for s in ready.post)
         return self.writer.post_queue(self.queue_page(title), body, ids, article=title, unreviewed=unreviewed)
 
     def _postable(self, article: Article, opted_in: bool) -> tuple[list, dict[str, str]]:
@@ -404,6 +417,22 @@ class WinellBot:
         if self.settings.review.mode != "reviewed":
             return []
         return ReviewStore(self.state).approved_pages()[: self.settings.schedule.max_pages_per_cycle]
+
+    def _settle_reviews(self, done: list[str], links: dict[str, str]) -> None:
+        """After a post is recorded: its revisions are posted (with their link), and a post whose approval
+        was undone while it was written is withdrawn at once (reviewed mode)."""
+        if self.settings.review.mode != "reviewed":
+            return
+        for sid in done:
+            RevisionStore(self.state).set_status(sid, "posted", post_url=links.get(sid))
+        if ReviewStore(self.state).settle_posted(done):
+            self.withdraw_undone()
+
+    def withdraw_undone(self) -> int:
+        """Withdraw the posts whose approval a reviewer undid (:class:`winellbot.review.outbox.Withdrawals`)."""
+        if self.dry_run or _simulating():
+            return 0
+        return Withdrawals(self.state, self.writer).run()
 
     def _claim_posts(self, title: str, plan: PostPlan, report: CycleReport | None) -> PostPlan:
         """With several jobs on the state, claim the planned posts first (state/posts.py): the caps

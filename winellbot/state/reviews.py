@@ -325,14 +325,19 @@ class ReviewStore:
 
     # -- for the bot's writer ----------------------------------------------------------------------
     def approvals(self, ids: Iterable[str]) -> dict[str, str]:
-        """Suggestion id -> the reviewer whose approval is recorded for it (ids without one are left out)."""
+        """Suggestion id -> the reviewer whose approval is recorded for it (ids without one, or whose
+        approval was undone, are left out)."""
+        return {sid: row["reviewer"] for sid, row in self.approval_rows(ids).items()}
+
+    def approval_rows(self, ids: Iterable[str]) -> dict[str, dict]:
+        """Suggestion id -> its approval (``reviews`` row, not undone), the latest where there are several."""
         ids = list(ids)
         if not ids:
             return {}
         marks = ",".join("?" * len(ids))
-        rows = self.db.execute(f"select suggestion_id, reviewer from reviews where verdict in ('approve', 'revise') "
-                               f"and undone_at is null and suggestion_id in ({marks}) order by id", ids).fetchall()
-        return {sid: who for sid, who in rows}
+        rows = self.db.query(f"select * from reviews where verdict in ('approve', 'revise') "
+                             f"and undone_at is null and suggestion_id in ({marks}) order by id", ids)
+        return {r["suggestion_id"]: dict(r) for r in rows}
 
     def settle_posted(self, ids: Iterable[str]) -> list[str]:
         """After the writer recorded ``ids`` as posted: those whose approval was undone while the post was

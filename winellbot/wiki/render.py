@@ -61,7 +61,12 @@ class Notes:
     ``fact``: the new fact in one short line; ``may_replace``: an article sentence it may make
     out of date; ``also_reported``: other sources of the same fact; ``references``: the article's
     named references by name, so that a preview reusing one (``<ref name="x" />``) carries it;
-    ``reviewer``: the user who approved it on the review page (the reviewed mode), named in the post.
+    ``reviewer``: the user who approved it on the review page (the reviewed mode), named in the post;
+    ``worded``: true when the fact line is that reviewer's wording (a revision: ``fact`` holds it);
+    ``note``: the reviewer's own note, posted with it; ``section_chosen``: the reviewer chose the
+    section (the bot's reason for its section is then left out); ``checked_on``: the approval's date.
+    A post approved by a reviewer carries none of the bot's measurements (estimate, flags): those stay
+    on the review page.
     """
 
     fact: str = ""
@@ -69,6 +74,10 @@ class Notes:
     also_reported: tuple[Citation, ...] = ()
     references: Mapping[str, str] = field(default_factory=dict)
     reviewer: str = ""
+    worded: bool = False
+    note: str = ""
+    section_chosen: bool = False
+    checked_on: str = ""
 
 
 def render_suggestion(s: Suggestion, *, bot_user: str, heading: str | None = None, notes: Notes | None = None,
@@ -86,17 +95,18 @@ def render_suggestion(s: Suggestion, *, bot_user: str, heading: str | None = Non
                      "fact and the source's own words are below.''")
     lines += _fact_lines(s, notes) if style == "fact" else _edit_lines(s, notes)
     why = (s.edit.reason if style == "edit" else "") or s.update.reason
-    if why:
+    if notes.section_chosen:
+        lines.append(f"'''Section:''' chosen by {_user_link(notes.reviewer)}, who checked it.")
+    elif why:
         label = "Why this section" if style == "fact" else "Why"
         lines.append(f"'''{label}:''' {escape_text(in_words(why))}")
     if notes.reviewer:
-        lines.append(f"'''Checked by a person:''' {_user_link(notes.reviewer)} read this suggestion on the bot's "
-                     "review page and approved it for posting here.")
-    if s.findings:
+        lines += _checked_lines(notes)
+    elif s.findings:
         lines.append("'''Automated checks:'''")
         lines += [f"* {escape_text(f.gate)} ({escape_text(f.severity)}): {escape_text(f.message)}"
                   for f in s.findings]
-    lines.append(_footer(bot_user, style))
+    lines.append(_footer(bot_user, style, notes))
     lines.append(end_marker(s.id))
     # Blank lines: MediaWiki joins single-newline lines into one paragraph.
     return "\n\n".join(lines) + "\n"
@@ -195,9 +205,31 @@ def _also(notes: Notes) -> str:
     return "; also reported by " + "; ".join(render_citation_of(c) for c in notes.also_reported)
 
 
-def _footer(bot_user: str, style: str) -> str:
+def _checked_lines(notes: Notes) -> list[str]:
+    """Who checked it, and when: a person's name, never the bot's measurements."""
+    on = f" on {escape_text(notes.checked_on)}" if notes.checked_on else ""
+    if notes.worded:
+        lines = [f"'''Worded and checked by:''' {_user_link(notes.reviewer)}{on}, on the bot's review page: "
+                 "the fact line above is this editor's wording of what the source says."]
+    else:
+        lines = [f"'''Checked by a person:''' {_user_link(notes.reviewer)} read this suggestion on the bot's "
+                 f"review page{on} and approved it for posting here."]
+    if notes.note:
+        lines.append(f"'''Reviewer's note:''' {escape_text(notes.note)}")
+    return lines
+
+
+def _footer(bot_user: str, style: str, notes: Notes | None = None) -> str:
+    """The box's last line: who found it, who worded it, what to do; dated (five tildes: the date alone)."""
     decide = ("To record your decision, set <code>status=accepted</code> or <code>status=rejected</code> "
               "in the box above.")
+    if notes is not None and notes.worded:
+        return (f"''Found by a program, [[User:{bot_user}|{bot_user}]], in the source above; worded and checked by "
+                f"{_user_link(notes.reviewer)}. {decide}'' ~~~~~")
+    return _unworded_footer(bot_user, style, decide) + " ~~~~~"
+
+
+def _unworded_footer(bot_user: str, style: str, decide: str) -> str:
     if style == "fact":
         return (f"''Found by a program, [[User:{bot_user}|{bot_user}]]; it proposes no wording for the article. "
                 f"If the fact belongs there, write it in your own words with the citation above. {decide}''")
