@@ -7,8 +7,11 @@ Routes, in the order a reviewer meets them::
     POST /login/local         the wiki's own login (127.0.0.1 only)
     GET  /queue               the queue, best estimate first; filters: wiki, page, section, status
     GET  /next                the first suggestion of the queue (with the same filters) not yet decided or skipped
-    GET  /s/<id>              one suggestion as its talk post would show it, beside the section now and the source
-    POST /s/<id>/decide       approve | approve into another section | adopted | reject (reasons) | skip
+    GET  /s/<id>              one suggestion as its talk post would show it, beside the section now, the source's
+                              passage, the whole article, and what else is posted or queued for it
+    POST /s/<id>/decide       approve | revise (the reviewer's wording) | approve into another section | adopted |
+                              reject (reasons, a note) | skip
+    POST /s/<id>/preview, /undo, GET /skipped ...   the reviewer's own hand: winellbot/review/revise.py
     POST /logout
 
 Every page but the login needs a logged-in reviewer; every POST needs the session's CSRF token;
@@ -24,19 +27,25 @@ from flask import Flask, abort, flash, g, redirect, render_template, request, se
 
 from winellbot.config import Settings
 from winellbot.errors import WinellbotError
-from winellbot.review import security
-from winellbot.review.present import present
+from winellbot.posting import resolve_style
+from winellbot.review.context import where_it_goes
+from winellbot.review import revise, security
+from winellbot.review.present import Shown, present
+from winellbot.review.visible import visible
 from winellbot.review.wiki import LoginRefused, WikiAccount
 from winellbot.state.db import State
-from winellbot.state.reviews import REASONS, STATUS_FILTERS, Decision, DecisionError, QueueFilter, ReviewStore
+from winellbot.state.reviews import MAX_NOTE, REASONS, STATUS_FILTERS, Decision, DecisionError, QueueFilter, ReviewStore
 
 PAGE_SIZE = 50
 FILTERS = ("wiki", "page", "section", "status")
 # One key per action (review.js); the same letters are the buttons' access keys.
-KEYS = {"approve": "a", "move": "m", "adopted": "d", "reject": "r", "skip": "s", "next": "n", "queue": "q"}
+KEYS = {"approve": "a", "revise": "e", "move": "m", "adopted": "d", "copy": "c", "reject": "r", "skip": "s",
+        "undo": "u", "next": "n", "queue": "q"}
 REASON_LABELS = {"not_new": "not new", "insignificant": "insignificant", "off_topic": "off topic",
                  "unsupported": "unsupported by the source", "wrong_section": "wrong section",
-                 "subjective": "subjective", "unclear": "unclear", "furniture": "page furniture", "too_long": "too long"}
+                 "subjective": "subjective", "unclear": "unclear", "furniture": "page furniture", "too_long": "too long",
+                 "other": "other (say why in the note)"}
+ARTICLE_SECONDS = 30  # how long an article read from the wiki is reused (working an article's items in turn)
 
 
 def create_app(settings: Settings, *, wiki: WikiAccount | None = None, secret_key: str | None = None) -> Flask:
@@ -44,9 +53,10 @@ def create_app(settings: Settings, *, wiki: WikiAccount | None = None, secret_ke
     app = Flask(__name__)
     app.config.update(security.cookie_settings(), SECRET_KEY=secret_key or security.secret_key(settings))
     app.extensions["winellbot"] = {"settings": settings, "wiki": wiki or account_for(settings),
-                                   "shared_state": None}
+                                   "shared_state": None, "articles": {}}
     security.install(app)
-    app.context_processor(lambda: {"keys": KEYS, "depth": settings.review.depth})
+    app.add_template_filter(visible)
+    app.context_processor(lambda: {"keys": KEYS, "depth": settings.review.depth, "last": _last_decision()})
     _routes(app)
 
     @app.teardown_appcontext
@@ -106,7 +116,30 @@ def _with_query(url: str, f: QueueFilter) -> str:
 def _routes(app: Flask) -> None:
     _login_routes(app)
     _review_routes(app)
+    revise.register(app, state=_state, shown_for=_shown_for, item_page=_item_page, may_decide=_may_decide,
+                    login_required=security.login_required)
     _error_pages(app)
+
+
+def _depth(f: QueueFilter) -> int:
+    """Open suggestions shown per article: all of one article's when the queue is worked article by article."""
+    return 10**6 if f.page else _ext()["settings"].review.depth
+
+
+def _last_decision() -> dict | None:
+    """The reviewer's latest decision not undone (offered to undo on every page), or None."""
+    if not session.get("user"):
+        return None
+    try:
+        return ReviewStore(_state()).last_decision(session["user"])
+    except WinellbotError:
+        return None
+
+
+def _may_decide() -> None:
+    ok, why = _ext()["wiki"].standing(session["user"]).may_review(_ext()["settings"].review.reviewers)
+    if not ok:
+        abort(403, why)
 
 
 def _login_routes(app: Flask) -> None:
@@ -151,7 +184,8 @@ def _review_routes(app: Flask) -> None:
     @app.get("/queue")
     @security.login_required
     def queue():
-        f, store, depth = _filters(), ReviewStore(_state()), _ext()["settings"].review.depth
+        f, store = _filters(), ReviewStore(_state())
+        depth = _depth(f)
         offset = max(0, request.args.get("offset", 0, type=int))
         rows = store.queue(f, depth=depth, limit=PAGE_SIZE, offset=offset, reviewer=session["user"])
         total = store.count(f, depth=depth, reviewer=session["user"])
@@ -162,8 +196,7 @@ def _review_routes(app: Flask) -> None:
     @security.login_required
     def next_item():
         f = _filters()
-        rows = ReviewStore(_state()).queue(f, depth=_ext()["settings"].review.depth, limit=1,
-                                           reviewer=session["user"])
+        rows = ReviewStore(_state()).queue(f, depth=_depth(f), limit=1, reviewer=session["user"])
         if not rows:
             flash("Nothing left to review here.")
             return redirect(_with_query(url_for("queue"), f))
@@ -172,24 +205,29 @@ def _review_routes(app: Flask) -> None:
     @app.get("/s/<suggestion_id>")
     @security.login_required
     def item(suggestion_id: str):
-        shown = _shown(suggestion_id)
-        return render_template("item.html", s=shown, f=_filters(), query=_query(_filters()), keys=KEYS,
-                               reasons=[(r, REASON_LABELS[r], str(i + 1)) for i, r in enumerate(REASONS)])
+        return _item_page(_shown_for(suggestion_id)[2])
 
     @app.post("/s/<suggestion_id>/decide")
     @security.login_required
     def decide(suggestion_id: str):
         user = session["user"]
-        ok, why = _ext()["wiki"].standing(user).may_review(_ext()["settings"].review.reviewers)
-        if not ok:
-            abort(403, why)
+        _may_decide()
         asked = request.form.get("verdict", "")
-        verdict, section = asked, None
-        if asked == "move":  # approve into another section: the outline's path, as the form gives it
-            verdict, section = "approve", tuple(p for p in request.form.get("section", "").split(" > ") if p)
-        reasons = tuple(request.form.getlist("reasons")) if verdict == "reject" else ()
+        note = " ".join(request.form.get("note", "").split())[:MAX_NOTE]
+        if asked == "revise":
+            row, suggestion, shown = _shown_for(suggestion_id)
+            form = revise.revision_from(request.form, shown, _ext()["settings"].wiki.language)
+            if form.problems:
+                return _item_page(shown, revision=form), 422
+            decision = revise.decision_of(form, suggestion_id, user, shown)
+        else:
+            verdict, section = asked, None
+            if asked == "move":  # approve into another section: the outline's path, as the form gives it
+                verdict, section = "approve", tuple(p for p in request.form.get("to_section", "").split(" > ") if p)
+            reasons = tuple(request.form.getlist("reasons")) if verdict == "reject" else ()
+            decision = Decision(suggestion_id, user, verdict, reasons, section, note=note)
         try:
-            done = ReviewStore(_state()).decide(Decision(suggestion_id, user, verdict, reasons, section))
+            done = ReviewStore(_state()).decide(decision)
         except DecisionError as exc:
             abort(400, str(exc))
         flash(_said(suggestion_id, done, asked) if done.taken else f"Not recorded: {done.why}.")
@@ -221,20 +259,46 @@ def _logged_in(name: str):
     return redirect(url_for("next_item"), code=303)
 
 
-def _shown(suggestion_id: str):
+def _item_page(shown: Shown, **extra):
+    f = _filters()
+    return render_template("item.html", s=shown, f=f, query=_query(f), keys=KEYS, show_keys=shown.status == "proposed",
+                           reasons=[(r, REASON_LABELS[r], str(i + 1)) for i, r in enumerate(REASONS)], **extra)
+
+
+def _shown_for(suggestion_id: str):
+    """The suggestion's state row, the suggestion, and what the item page shows of it."""
     state = _state()
     row = state.suggestion(suggestion_id)
     if row is None:
         abort(404, f"no suggestion {suggestion_id}")
     s = _ext()["settings"]
-    try:
-        current = _ext()["wiki"].article_text(row["page"])
-    except WinellbotError:
-        current = None  # shown from what the state kept; the page says so
+    current = _article(row["page"])
     source = state.source(row["url"]) if row.get("url") else None
-    return present(row, state.load_suggestion(row), bot_user=s.wiki.username, style=s.posting.style,
-                   hostname=_hostname(s), current=current, source_text=(source or {}).get("text"),
-                   reviews=ReviewStore(state).decisions(suggestion_id))
+    suggestion = state.load_suggestion(row)
+    style = resolve_style(s.posting.style, _hostname(s))
+    shown = present(row, suggestion, bot_user=s.wiki.username, style=s.posting.style,
+                    hostname=_hostname(s), current=current, source_text=(source or {}).get("text"),
+                    reviews=ReviewStore(state).decisions(suggestion_id))
+    return row, suggestion, where_it_goes(shown, state, s, style)
+
+
+def _article(title: str) -> tuple[str, int | None] | None:
+    """The article's text and revision now, read from the wiki at most every :data:`ARTICLE_SECONDS`
+    (an article's items reviewed in turn read it once); None when the wiki does not answer."""
+    import time
+
+    kept = _ext()["articles"]
+    hit = kept.get(title)
+    if hit is not None and time.monotonic() - hit[0] < ARTICLE_SECONDS:
+        return hit[1]
+    try:
+        current = _ext()["wiki"].article_text(title)
+    except WinellbotError:
+        return None  # shown from what the state kept; the page says so
+    if len(kept) > 200:
+        kept.clear()
+    kept[title] = (time.monotonic(), current)
+    return current
 
 
 def _hostname(settings: Settings) -> str:
@@ -245,5 +309,6 @@ def _hostname(settings: Settings) -> str:
 
 def _said(suggestion_id: str, done, verdict: str) -> str:
     what = {"approve": "approved: the bot posts it at its next poll", "move": "approved into the section chosen",
+            "revise": "approved in your wording: the bot posts it at its next poll, naming you as its author",
             "adopted": "recorded as added to the article by you", "reject": "rejected", "skip": "skipped"}
     return f"Suggestion {suggestion_id[:10]} {what.get(verdict, done.status)}."

@@ -46,6 +46,17 @@ class Shown:
     section_now_source: str  # "the wiki, revision N" or why the stored paragraph is shown instead
     outline: list[str] = field(default_factory=list)
     reviews: list[dict] = field(default_factory=list)
+    section_path: str = ""  # the suggested section as the outline writes it ("History > Early years")
+    sentences: list[str] = field(default_factory=list)  # the passage's sentences, to start a wording from
+    cite: str = ""  # the fact with its citation, as wikitext to paste into the article
+    article_text: str = ""  # the whole article now (shown folded)
+    section_number: int | None = None  # for the wiki's section edit link (0: the lead)
+    # where an approval goes and what surrounds it (winellbot/review/context.py)
+    style: str = "fact"
+    opted_in: bool = False
+    destination: str = ""  # the page an approval is posted on
+    links: dict = field(default_factory=dict)  # article, talk, edit (the section's), destination: URLs
+    related: list[dict] = field(default_factory=list)  # other suggestions for the article or from the source
 
 
 def present(row: dict, suggestion: Suggestion, *, bot_user: str, style: str, hostname: str,
@@ -69,7 +80,32 @@ def present(row: dict, suggestion: Suggestion, *, bot_user: str, style: str, hos
         source_date=c.date or "", quote=suggestion.update.quote, passage=passage(source_text, suggestion.update.quote),
         checks=[f"{f.gate} ({f.severity}): {f.message}" for f in suggestion.findings],
         post_wikitext=wikitext, section_now=section_now, section_now_source=where,
-        outline=outline(article) if article else [], reviews=reviews)
+        outline=outline(article) if article else [], reviews=reviews,
+        section_path=" > ".join(suggestion.section_path), sentences=sentences_of(passage(source_text,
+                                                                                        suggestion.update.quote)),
+        cite=(notes.fact or suggestion.update.text).strip() + render.cite_news(c),
+        article_text=current[0] if current else "", section_number=_section_number(article, suggestion))
+
+
+def sentences_of(text: str) -> list[str]:
+    """The passage's sentences (its ellipses dropped), for the reviewer to start a wording from."""
+    from winellbot.sentences import sentences_of as cut
+
+    return [x.strip(" …") for x in cut(text.strip("…")) if len(x.strip(" …")) > 3][:12]
+
+
+def _section_number(article: Article | None, s: Suggestion) -> int | None:
+    """The section's number as the wiki's ``action=edit&section=N`` counts it: its headings in order,
+    the lead 0 (None: no such heading now)."""
+    if article is None:
+        return None
+    if not s.section_path:
+        return 0
+    import mwparserfromhell
+
+    headings = mwparserfromhell.parse(article.wikitext).filter_headings(recursive=False)
+    want = s.section_path[-1].strip()
+    return next((i + 1 for i, h in enumerate(headings) if str(h.title).strip() == want), None)
 
 
 def _parsed(title: str, current: tuple[str, int | None] | None) -> Article | None:

@@ -105,6 +105,20 @@ class WikiAccount:
         rev = pages[0]["revisions"][0]
         return rev["slots"]["main"].get("content", ""), rev.get("revid")
 
+    def parse_preview(self, wikitext: str, title: str) -> str:
+        """The wiki's HTML for ``wikitext`` as it would render on page ``title`` (``action=parse``, which
+        reads and saves nothing; signatures expanded as a save would). MediaWiki's sanitizer makes the
+        HTML safe to show; the page's CSP runs no script of it anyway."""
+        try:
+            r = requests.post(self.api_url, data={
+                "action": "parse", "text": wikitext, "title": title, "contentmodel": "wikitext", "pst": "1",
+                "prop": "text", "disablelimitreport": "1", "disableeditsection": "1", "format": "json",
+                "formatversion": "2"}, headers={"User-Agent": self.user_agent}, timeout=TIMEOUT_S)
+            r.raise_for_status()
+            return str(r.json()["parse"]["text"])
+        except (requests.RequestException, ValueError, KeyError, TypeError) as exc:
+            raise WinellbotError(f"the wiki did not render the preview ({self.api_url}): {exc}") from exc
+
     # -- logging in --------------------------------------------------------------------------------
     def oauth_start(self) -> tuple[str, tuple[str, str]]:
         """Where to send the user, and the request token (key, secret) to keep until they return."""

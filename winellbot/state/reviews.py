@@ -21,14 +21,10 @@ verdict               from                             to
 ``skip``              proposed                         proposed (this reviewer is not shown it again)
 ====================  ===============================  ======================================
 
-A reviewer may take their last decision back (:meth:`ReviewStore.undo`): a suggestion not yet posted
-returns to the queue; a posted one becomes ``withdrawing``, and the bot's writer withdraws its post
-once, naming who undid it. The decision stays in ``reviews``, marked undone (``undone_at``,
-``undone_by``); only decisions not undone count as approvals.
+:meth:`ReviewStore.undo` takes a reviewer's last decision back (back to the queue, or ``withdrawing``
+once posted); the decision stays, marked undone, and only decisions not undone count as approvals.
 
-The web page only writes here; the wiki is written by the bot (:meth:`winellbot.bot.WinellBot.post`),
-which posts an ``approved`` suggestion once (the writer skips an id already on the page, and the
-state records the post), naming the reviewer who approved it (:meth:`ReviewStore.approvals`).
+The web page only writes here; the bot's writer posts an ``approved`` suggestion once, naming its reviewer.
 """
 from __future__ import annotations
 
