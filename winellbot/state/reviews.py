@@ -1,9 +1,7 @@
 """Reviewed before posted: the review queue and reviewers' decisions, in the state (migration 010).
 
-A suggestion the gates pass is ``proposed``: it waits in the queue. The queue is ordered by the
-acceptability estimate kept with each suggestion (``suggestions.estimate``, from the measurements
-in ``suggestions.features``, so a refitted model re-orders it: :meth:`ReviewStore.rescore`), and
-shows at most ``depth`` open suggestions per article at once, the best first.
+A suggestion the gates pass is ``proposed``: it waits in the queue, best estimate first
+(:meth:`ReviewStore.rescore` re-orders it after a refit), at most ``depth`` per article at once.
 
 A reviewer's decision is one row of ``reviews`` (who, when, which suggestion, the verdict, the
 rubric's reasons, the section it was moved to) written in the transaction that moves the
@@ -16,8 +14,7 @@ verdict               from                             to
 ``approve``           proposed                         approved (the bot's writer posts it)
 ``adopted``           proposed                         accepted ("I added it myself")
 ``reject``            proposed                         rejected (with the rubric's reasons)
-``revise``            proposed                         approved, with the reviewer's wording
-                                                       (a row of ``revisions``: state/revisions.py)
+``revise``            proposed                         approved in the reviewer's words (state/revisions.py)
 ``skip``              proposed                         proposed (this reviewer is not shown it again)
 ====================  ===============================  ======================================
 
