@@ -29,6 +29,9 @@ def register(subparsers) -> argparse.ArgumentParser:
     d.add_argument("--config", help="TOML config ([state] caches fetched pages)")
     d.add_argument("--from-state", action="store_true",
                    help="examples from the facts editors adopted from the bot's posts (the state of --config)")
+    d.add_argument("--revisions", action="append", default=[], metavar="FILE",
+                   help="examples from reviewers' revisions (the JSONL of `winellbot review export`), "
+                        "each keeping its attribution (repeatable)")
     t = sub.add_parser("train", help="LoRA fine-tuning on examples (loss on the answer only)")
     t.add_argument("data", nargs="+", metavar="DATA", help="winell-editor/1 JSONL files")
     t.add_argument("--base", default="smollm2", help="base model: 'smollm2' (bundled), a .gguf file or a model folder")
@@ -99,6 +102,11 @@ def _data(args) -> int:
     examples = []
     if args.from_state:
         examples += _from_state(args.config, skipped)
+    if args.revisions:
+        from winellbot.editor.reviewed import examples_from_revisions
+
+        for path in args.revisions:
+            examples += examples_from_revisions(path, skipped)
     if args.tasks:
         from winellbot.bench.tasks import load_tasks
         from winellbot.editor.cited import examples_from_task

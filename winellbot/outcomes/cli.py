@@ -34,14 +34,18 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from winellbot.outcomes.report import OutcomeReport, as_text
     from winellbot.state.outcomes import OutcomeStore
     from winellbot.state.reviews import ReviewStore
+    from winellbot.state.revisions import RevisionStore
 
     since = _since(args.since) if args.since else None
     state = open_state(settings, readonly=not args.publish)
     if "outcomes" not in state.db.table_names():
         print("no outcomes yet: the state predates outcome tracking (the next cycle adds it)")
         return 0
-    decisions = ReviewStore(state).decisions(since=since) if "reviews" in state.db.table_names() else []
-    table = OutcomeReport().build(OutcomeStore(state).history(since), by=args.by, since=since, decisions=decisions)
+    tables = state.db.table_names()
+    decisions = ReviewStore(state).decisions(since=since) if "reviews" in tables else []
+    revisions = RevisionStore(state).rows(since=since) if "revisions" in tables else []
+    table = OutcomeReport().build(OutcomeStore(state).history(since), by=args.by, since=since, decisions=decisions,
+                                  revisions=revisions)
     print(json.dumps(table.as_dict(), indent=2) if args.json else as_text(table))
     if args.report:
         for path in write_report(table, args.report):

@@ -6,8 +6,9 @@ and whose outcome is known is an example: adopted or accepted is positive; rejec
 is negative; expired is a weak negative (weight :data:`EXPIRED_WEIGHT`). Rejections without a reason,
 withdrawn and open suggestions teach nothing and are left out. Each decision of the review page
 (:meth:`winellbot.state.reviews.ReviewStore.labelled`: its latest one per suggestion) is an example
-too (:func:`decision_examples`): approved or added by the reviewer is positive, rejected negative
-(with or without reasons: the reviewer chose to reject), weight 1; skips teach nothing.
+too (:func:`decision_examples`): approved, reworded then approved (a revision: the rubric's
+"revise") or added by the reviewer is positive, rejected negative (with or without reasons: the
+reviewer chose to reject), weight 1; skips and decisions the reviewer undid teach nothing.
 
 :func:`winellbot.bench.accept_fit.refit` fits on the dev verdicts and these examples together.
 
@@ -58,15 +59,19 @@ def score_examples(rows: list[dict], skipped: Counter | None = None) -> list[Wik
     return out
 
 
-DECISION_LABELS = {"approve": 1, "adopted": 1, "reject": 0}
+# A revision (reworded, then approved) is useful, as the rubric's "revise" is in the dev verdicts.
+DECISION_LABELS = {"approve": 1, "revise": 1, "adopted": 1, "reject": 0}
 
 
 def decision_examples(rows: list[dict], skipped: Counter | None = None) -> list[WikiExample]:
-    """Examples from the review page's decisions (rows of ``ReviewStore.labelled``)."""
+    """Examples from the review page's decisions (rows of ``ReviewStore.labelled``); a decision the
+    reviewer undid (``undone_at`` set) is left out whatever its verdict."""
     skipped = skipped if skipped is not None else Counter()
     out = []
     for row in rows:
-        if row["verdict"] not in DECISION_LABELS:
+        if row.get("undone_at"):
+            skipped["decision undone by its reviewer"] += 1
+        elif row["verdict"] not in DECISION_LABELS:
             skipped[f"decision {row['verdict']}: no label"] += 1
         elif not row.get("features"):
             skipped["no measurements kept when queued"] += 1

@@ -12,8 +12,8 @@ Each posted suggestion has one outcome, the first that holds of:
 So the columns add up to ``posted``. The table also gives the median time from the post to the
 adoption, the reasons reviewers gave for rejections (the rubric's error codes), how many statuses
 were set by editors the bot does not trust (recorded, never counted), and the review page's decisions
-(:func:`review_summary`: each suggestion's latest decision, by verdict, with the reject reasons). The rates per month can be
-plotted (matplotlib, the ``report`` extra) and the table published as wikitext, every cell escaped.
+(:func:`winellbot.outcomes.decisions.review_summary`: approved as they stood, revised, rejected by
+reason, undone; overall and per month). The rates per month can be plotted (matplotlib, the ``report`` extra) and the table published as wikitext, every cell escaped.
 """
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from urllib.parse import urlparse
 
 from winellbot.escape import escape_text
 from winellbot.outcomes import GROUPINGS
+from winellbot.outcomes.decisions import review_lines, review_summary, review_wikitext
 from winellbot.plots import pyplot, save
 
 OUTCOMES = ("adopted", "accepted", "rejected", "withdrawn", "expired", "open")
@@ -105,32 +106,11 @@ class Table:
                 "review_page": self.reviews}
 
 
-def review_summary(decisions: list[dict]) -> dict:
-    """The review page's decisions (rows of :meth:`winellbot.state.reviews.ReviewStore.decisions`):
-    each suggestion's latest decision that is not a skip, by verdict, the reasons of the rejects, how
-    many reviewers decided, and the share found useful (approved, or added by the reviewer)."""
-    latest: dict[str, dict] = {}
-    skipped = 0
-    for d in decisions:
-        if d["verdict"] == "skip":
-            skipped += 1
-        else:
-            latest[d["suggestion_id"]] = d
-    verdicts = Counter(d["verdict"] for d in latest.values())
-    reasons = Counter(r for d in latest.values() if d["verdict"] == "reject" for r in (d["reasons"] or "").split(",") if r)
-    n = len(latest)
-    return {"decided": n, "approved": verdicts["approve"], "added_by_the_reviewer": verdicts["adopted"],
-            "rejected": verdicts["reject"], "skips": skipped,
-            "reviewers": len({d["reviewer"] for d in decisions}),
-            "useful_share": round((verdicts["approve"] + verdicts["adopted"]) / n, 3) if n else None,
-            "reject_reasons": dict(reasons.most_common())}
-
-
 class OutcomeReport:
     """Builds the table from the state's history rows."""
 
     def build(self, rows: list[dict], *, by: str | None = None, since: str | None = None,
-              decisions: list[dict] = ()) -> Table:
+              decisions: list[dict] = (), revisions: list[dict] = ()) -> Table:
         groups: dict[str, Line] = defaultdict(lambda: Line(""))
         months: dict[str, Line] = defaultdict(lambda: Line(""))
         total, reasons, untrusted = Line("all"), Counter(), 0
@@ -147,7 +127,7 @@ class OutcomeReport:
         for key, line in list(groups.items()) + list(months.items()):
             line.group = key
         return Table(by, since, [groups[k] for k in sorted(groups)] if by else [], total, reasons, untrusted,
-                     [months[k] for k in sorted(months)], review_summary(list(decisions)))
+                     [months[k] for k in sorted(months)], review_summary(list(decisions), revisions))
 
 
 HEAD = ("posted",) + OUTCOMES + ("median days to adoption",)
@@ -173,17 +153,9 @@ def as_text(table: Table) -> str:
     out += ["", _reasons_line(table)]
     if table.untrusted:
         out.append(f"Statuses set by a bot, an IP or an unknown editor (recorded, not counted): {table.untrusted}")
-    if table.reviews.get("decided") or table.reviews.get("skips"):
-        out.append(_reviews_line(table.reviews))
+    if any(table.reviews.get(k) for k in ("decided", "skips", "undone")):
+        out += review_lines(table.reviews)
     return "\n".join(out)
-
-
-def _reviews_line(r: dict) -> str:
-    useful = "" if r["useful_share"] is None else f"; useful {r['useful_share']:.0%}"
-    why = (" (" + ", ".join(f"{k} {v}" for k, v in r["reject_reasons"].items()) + ")") if r["reject_reasons"] else ""
-    return (f"Review page: {r['decided']} decided by {r['reviewers']} reviewer(s): approved {r['approved']}, "
-            f"added by the reviewer {r['added_by_the_reviewer']}, rejected {r['rejected']}{why}, "
-            f"skipped {r['skips']} time(s){useful}")
 
 
 def _reasons_line(table: Table) -> str:
@@ -202,8 +174,8 @@ def as_wikitext(table: Table, *, bot_user: str, since: str | None = None) -> str
     for line in table.lines + [table.total]:
         out += ["|-", "| " + " || ".join(escape_text(c) or "&#32;" for c in [line.group, *_cells(line)])]
     out += ["|}", "", escape_text(_reasons_line(table))]
-    if table.reviews.get("decided") or table.reviews.get("skips"):
-        out += ["", escape_text(_reviews_line(table.reviews))]
+    if any(table.reviews.get(k) for k in ("decided", "skips", "undone")):
+        out += [""] + review_wikitext(table.reviews)
     if table.untrusted:
         out.append("")
         out.append(f"Statuses set by a bot, an IP or an unknown editor (recorded, not counted): {table.untrusted}")

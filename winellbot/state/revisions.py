@@ -82,6 +82,11 @@ class RevisionStore:
         return self.db.execute(f"update revisions set {', '.join(sets)} where suggestion_id = ? and status = ?",
                                [*args, suggestion_id, current]).rowcount
 
+    def rows(self, *, since: str | None = None) -> list[dict]:
+        """Every revision (any status) recorded on or after ``since`` (a date or a stamp), oldest first."""
+        where, args = ("revised_at >= ?", [since]) if since else (None, [])
+        return [dict(r) for r in self.db["revisions"].rows_where(where, args, order_by="id")]
+
     def export(self, *, since: str | None = None) -> list[dict]:
         """Every revision (undone and refused ones too, with their status), oldest first, with what
         the bot's line came from: the article, the section and the source's citation."""
