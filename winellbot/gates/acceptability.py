@@ -22,13 +22,14 @@ from importlib import resources
 from pathlib import Path
 
 from winellbot.errors import ConfigError
-from winellbot.gates.base import Gate
+from winellbot.gates.base import REWORD, Gate, needs_rewording
 from winellbot.models import Article, GateFinding, Suggestion
 from winellbot.pipeline.pagetext import has_capitals
 from winellbot.sentences import read
 from winellbot.text import content_tokens
 
 MODEL = "data/acceptability.json"
+REWORD_FACTOR = 0.5  # a line marked for rewording: its estimate halved, and kept under the bar
 FEATURES = ("words", "new_names", "new_figures", "new_words", "stated", "known", "title", "dated", "quoted",
             "restored", "passage", "flags", "figures", "commas", "back", "names_known", "source_title", "update")
 
@@ -50,7 +51,8 @@ def features(article: Article, suggestion: Suggestion) -> dict[str, float]:
         "quoted": r.quoted,
         "restored": float(not has_capitals(suggestion.update.document.text)),
         "passage": suggestion.update.score,
-        "flags": float(sum(f.severity == "flag" for f in suggestion.findings)),
+        # a mark for rewording is no flag of the kind the verdicts were fitted on (it lowers the estimate instead)
+        "flags": float(sum(f.severity == "flag" and f.gate != REWORD for f in suggestion.findings)),
         "figures": float(sum(any(c.isdigit() for c in w) for w in text.split())),
         "commas": float(text.count(",")),
         "back": float(min(r.back, 3)),
@@ -117,7 +119,9 @@ class AcceptabilityGate(Gate):
     """Every suggestion gets its estimate (an ``info`` finding with the value); below the model's
     threshold (or ``threshold``, when given) it is held, unless ``holds`` is false: in the reviewed
     mode the estimate orders the review queue and a reviewer decides, so nothing is held on it alone
-    (the finding says it is below the bar; a post made without review applies the bar: :meth:`passes`)."""
+    (the finding says it is below the bar; a post made without review applies the bar: :meth:`passes`). A
+    line marked for rewording (:func:`~winellbot.gates.base.needs_rewording`) gets a lower estimate,
+    under the bar."""
 
     name = "acceptability"
 
@@ -131,6 +135,8 @@ class AcceptabilityGate(Gate):
         if self.model is None:
             return []
         p = self.model.estimate(features(article, suggestion))
+        if needs_rewording(suggestion):
+            p = self._reworded(p)
         if p < self.threshold:
             if not self.holds:
                 return [GateFinding(self.name, "info", f"estimated chance an editor uses it: {p:.2f}, below the bar "
@@ -138,6 +144,11 @@ class AcceptabilityGate(Gate):
             return [GateFinding(self.name, "hold", f"an editor would likely not use it: estimate {p:.2f}, "
                                                    f"below {self.threshold:.2f}", value=p)]
         return [GateFinding(self.name, "info", f"estimated chance an editor uses it: {p:.2f}", value=p)]
+
+    def _reworded(self, p: float) -> float:
+        """The estimate of a line to reword: lower, and under the bar, so that it is never posted unreviewed."""
+        p *= REWORD_FACTOR
+        return min(p, max(0.0, self.threshold - 0.01)) if self.threshold > 0 else p
 
     def passes(self, estimate: float | None) -> bool:
         """Whether a suggestion with this estimate may be posted without a reviewer (no model: yes)."""
