@@ -8,6 +8,7 @@ from winellbot import factory
 from winellbot.article import parse_article
 from winellbot.config import Settings
 from winellbot.gates.base import needs_rewording
+from winellbot.gates.editorial import ToneGate
 from winellbot.models import Citation, Document, Edit, Suggestion, Update
 
 CLUB = parse_article("Ashgrove Athletic F.C.", "'''Ashgrove Athletic Football Club''' is a football club based in "
@@ -82,3 +83,11 @@ def test_a_clear_line_is_the_same_in_both_modes(chains):
     reviewed = chains["reviewed"].check_one(CLUB, suggestion(CLEAN))
     assert not needs_rewording(direct) and not needs_rewording(reviewed)
     assert direct.estimate == reviewed.estimate
+
+
+def test_the_tone_gate_marks_only_a_quotation_for_rewording_never_the_first_person():
+    gate = ToneGate(reword=True)
+    [voice] = gate.check(CLUB, suggestion(NEVER["first person"]))
+    [quotation] = gate.check(CLUB, suggestion(WORDING["quotation"]))
+    assert (voice.gate, voice.severity) == ("tone", "hold")
+    assert (quotation.gate, quotation.severity) == ("reword", "flag")
