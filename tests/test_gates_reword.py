@@ -7,6 +7,7 @@ import pytest
 from winellbot import factory
 from winellbot.article import parse_article
 from winellbot.config import Settings
+from winellbot.gates.acceptability import features
 from winellbot.gates.base import needs_rewording
 from winellbot.gates.editorial import ToneGate
 from winellbot.models import Citation, Document, Edit, Suggestion, Update
@@ -91,3 +92,12 @@ def test_the_tone_gate_marks_only_a_quotation_for_rewording_never_the_first_pers
     [quotation] = gate.check(CLUB, suggestion(WORDING["quotation"]))
     assert (voice.gate, voice.severity) == ("tone", "hold")
     assert (quotation.gate, quotation.severity) == ("reword", "flag")
+
+
+def test_a_rescore_of_the_queue_keeps_a_line_to_reword_lowered_and_under_the_bar(chains):
+    gate = chains["reviewed"].gates[-1]
+    reviewed = chains["reviewed"].check_one(CLUB, suggestion(WORDING["long"]))
+    kept = features(CLUB, reviewed)  # what the state keeps; a refit's rescore reads it back
+    assert kept["reword"] == 1.0
+    assert gate.model.estimate(kept) == pytest.approx(reviewed.estimate)
+    assert gate.model.estimate({**kept, "reword": 0.0}) > reviewed.estimate

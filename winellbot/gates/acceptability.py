@@ -61,6 +61,8 @@ def features(article: Article, suggestion: Suggestion) -> dict[str, float]:
         # An article sentence restated with a figure it lacks is an update of that figure (what a
         # post names "May replace"), not a repeat: ``stated`` counts against a repeat, this for an update.
         "update": r.stated * min(r.new_figures, 1),
+        # not weighed: marks a line to reword, whose estimate :meth:`Acceptability.estimate` lowers
+        "reword": float(needs_rewording(suggestion)),
     }
 
 
@@ -109,10 +111,18 @@ class Acceptability:
         model = cls.load(path)
         return model if model is not None and model.about.get("backend", "offline") == backend else None
 
-    def estimate(self, values: dict[str, float]) -> float:
+    def estimate(self, values: dict[str, float], *, bar: float | None = None) -> float:
+        """The chance an editor uses the line measured by ``values``; for a line marked to reword
+        (``values["reword"]``) lowered by :data:`REWORD_FACTOR` and kept under ``bar`` (default: the
+        model's threshold), so that it is never posted without a reviewer (a rescore keeps it so)."""
         z = self.intercept + sum(c * (values[n] - m) / (s or 1.0)
                                  for n, m, s, c in zip(self.names, self.mean, self.scale, self.coef))
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+        p = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+        if values.get("reword"):
+            bar = self.threshold if bar is None else bar
+            p *= REWORD_FACTOR
+            p = min(p, max(0.0, bar - 0.01)) if bar > 0 else p
+        return p
 
 
 class AcceptabilityGate(Gate):
@@ -134,9 +144,7 @@ class AcceptabilityGate(Gate):
     def check(self, article: Article, suggestion: Suggestion) -> list[GateFinding]:
         if self.model is None:
             return []
-        p = self.model.estimate(features(article, suggestion))
-        if needs_rewording(suggestion):
-            p = self._reworded(p)
+        p = self.model.estimate(features(article, suggestion), bar=self.threshold)
         if p < self.threshold:
             if not self.holds:
                 return [GateFinding(self.name, "info", f"estimated chance an editor uses it: {p:.2f}, below the bar "
@@ -144,11 +152,6 @@ class AcceptabilityGate(Gate):
             return [GateFinding(self.name, "hold", f"an editor would likely not use it: estimate {p:.2f}, "
                                                    f"below {self.threshold:.2f}", value=p)]
         return [GateFinding(self.name, "info", f"estimated chance an editor uses it: {p:.2f}", value=p)]
-
-    def _reworded(self, p: float) -> float:
-        """The estimate of a line to reword: lower, and under the bar, so that it is never posted unreviewed."""
-        p *= REWORD_FACTOR
-        return min(p, max(0.0, self.threshold - 0.01)) if self.threshold > 0 else p
 
     def passes(self, estimate: float | None) -> bool:
         """Whether a suggestion with this estimate may be posted without a reviewer (no model: yes)."""
