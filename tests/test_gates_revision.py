@@ -112,6 +112,12 @@ def test_the_pages_rules_apply_again_at_job_time(state, text, code):
     assert code in finding.message
 
 
+def test_the_note_posted_with_it_is_checked_too(state):
+    assert check_for(state).check(MUSEUM, bot_suggestion(), REWORDED, note="The roof date is in the source.") is None
+    finding = check_for(state).check(MUSEUM, bot_suggestion(), REWORDED, note="See [[Category:Closures]] ~~~~")
+    assert finding is not None and finding.gate == "revision" and "category" in finding.message
+
+
 def test_with_a_model_the_judge_reads_the_revision_against_the_source(state):
     reply = json.dumps({"verdict": "not_in_source", "quote": "", "reason": "the source says nothing of a cafe"})
     with ScriptedOpenAI([reply]) as server:
@@ -124,9 +130,9 @@ def test_with_a_model_the_judge_reads_the_revision_against_the_source(state):
 
 def test_the_checked_copy_holds_the_reviewers_text_and_the_bots_source():
     original = bot_suggestion()
-    copy = revised(original, "  From January 2025 the east wing\nshuts.  ", ("History",))
+    copy = revised(original, "  From January 2025 the east wing\nshuts.  ", "History > Closures")
     assert copy.update.text == copy.edit.added_text == "From January 2025 the east wing shuts."
-    assert copy.section_path == copy.update.section_path == ("History",)
+    assert copy.section_path == copy.update.section_path == ("History", "Closures")
     assert copy.update.document == original.update.document and copy.update.quote == original.update.quote
     assert copy.edit.citation == original.edit.citation and "<ref>" in copy.edit.new_paragraph
     assert BOT_LINE not in copy.edit.new_paragraph and not copy.edit.quoted

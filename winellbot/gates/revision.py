@@ -21,17 +21,20 @@ from dataclasses import replace
 from winellbot.gates.base import GateChain
 from winellbot.gates.duplicates import DuplicatesGate
 from winellbot.models import Article, GateFinding, Suggestion
-from winellbot.review.checks import MAX_CHARS, MAX_SENTENCES, MAX_WORDS, check_revision
+from winellbot.review.checks import MAX_CHARS, MAX_SENTENCES, MAX_WORDS, check_note, check_revision
 
 # The gates of the chain that read the added text against its source or the article.
 RECHECKED = ("support", "judge", "copying", "style", "duplicates")
 
 
-def revised(suggestion: Suggestion, text: str, section_path: Sequence[str] | None = None) -> Suggestion:
+def revised(suggestion: Suggestion, text: str, section_path: Sequence[str] | str | None = None) -> Suggestion:
     """``suggestion`` with the reviewer's ``text`` as its fact and added text (and ``section_path``, when
-    given); its source, quote and citation stay the bot's. Only a text other than the bot's counts as
-    the reviewer's own prose (``Edit.quoted`` false); the bot's line kept word for word keeps its own."""
+    given: a path, or the state's "A > B"); its source, quote and citation stay the bot's. Only a text
+    other than the bot's counts as the reviewer's own prose (``Edit.quoted`` false); the bot's line kept
+    word for word keeps its own."""
     text = " ".join(text.split())
+    if isinstance(section_path, str):
+        section_path = tuple(p.strip() for p in section_path.split(" > "))
     path = tuple(section_path) if section_path else suggestion.section_path
     edit = suggestion.edit
     own = text != " ".join(suggestion.update.text.split())
@@ -68,9 +71,11 @@ class RevisionCheck:
         self.limits = {"max_words": max_words, "max_chars": max_chars, "max_sentences": max_sentences}
 
     def check(self, article: Article, suggestion: Suggestion, text: str, *,
-              section_path: Sequence[str] | None = None) -> GateFinding | None:
-        """The first finding that stops posting ``text`` as ``suggestion``'s revision, or None."""
-        problems = check_revision(text, language=self.language, **self.limits)
+              section_path: Sequence[str] | str | None = None, note: str = "") -> GateFinding | None:
+        """The first finding that stops posting ``text`` (with the reviewer's ``note``) as ``suggestion``'s
+        revision, or None."""
+        problems = check_revision(text, language=self.language, **self.limits) + \
+            check_note(note, language=self.language)
         if problems:
             return GateFinding("revision", "block", " ".join(p.message for p in problems))
         checked = GateChain(self._for(suggestion)).check_one(article, revised(suggestion, text, section_path))
