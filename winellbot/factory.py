@@ -17,6 +17,7 @@ from winellbot.editor.predict import editor_model, local_client
 from winellbot.editor.spans import copy_decoding
 from winellbot.errors import ConfigError, StorageError
 from winellbot.gates.registry import default_gates
+from winellbot.gates.revision import RevisionCheck
 from winellbot.interface import Fetcher, SearchBackend
 from winellbot.llm.client import ModelClient
 from winellbot.llm.local_server import local_backend
@@ -176,13 +177,21 @@ def build_local_editor(settings: Settings, state: State | None, run_id: int | No
 def build_gates(settings: Settings, state: State | None, client=None, *, for_review: bool = False):
     """The gate chain; with a model ``client`` it includes the model's support judge. ``for_review``
     (the bot in the reviewed mode): the acceptability score orders the review queue and holds nothing
-    on its own; the back-test and the fits keep the bar, which is what a post without review gets."""
+    on its own, and a line held only for its wording goes to the queue marked for rewording; the
+    back-test (unless ``--reviewed``) and the fits keep the bar, which is what a post without review gets."""
     judge_model = settings.llm.stage_models.get("judge", "") if client is not None else ""
     p = settings.pipeline
     return default_gates(state=state, client=client, judge_model=judge_model, language=settings.wiki.language,
                          acceptability_path=p.acceptability_model or None,
                          acceptability_threshold=None if p.acceptability_threshold < 0 else p.acceptability_threshold,
-                         backend=p.backend, acceptability_holds=not for_review)
+                         backend=p.backend, acceptability_holds=not for_review, reword=for_review)
+
+
+def build_revision_check(settings: Settings, state: State | None, client=None) -> RevisionCheck:
+    """The job's check of a reviewer's revision before it is posted: the configured chain's gates that
+    read the text against its source and article (with a model ``client``, its support judge too)."""
+    return RevisionCheck(build_gates(settings, state, client=client, for_review=settings.review.mode == "reviewed"),
+                         language=settings.wiki.language)
 
 
 @dataclass

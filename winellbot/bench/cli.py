@@ -39,6 +39,9 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
                    help="a backtest-only setting over the config (TOML value), e.g. "
                         "pipeline.offline_max_iterations=8; the report prints every one")
+    p.add_argument("--reviewed", action="store_true",
+                   help="the gate chain of the reviewed mode: the estimate holds nothing, and a line held only "
+                        "for its wording is kept, marked for a reviewer to reword (what reaches the review queue)")
     p.add_argument("--held", metavar="FILE",
                    help="also write the candidates a gate stopped (JSONL, each with the findings that stopped it)")
     p.add_argument("--limit", type=int, metavar="N", help="only the first N tasks")
@@ -170,6 +173,7 @@ def run(args: argparse.Namespace) -> int:
     backend = settings.pipeline.backend
     uses_model = backend != "offline" or args.judge == "model"
     check_jobs(args.jobs, backend)
+    reviewed = getattr(args, "reviewed", False)
     state = run_id = None
     if uses_model:
         from winellbot.commands import open_state
@@ -189,7 +193,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         lines = run_tasks(tasks, args.output, pipeline_factory=pipeline_factory(settings, client=client),
                           oracle=args.oracle, progress=not args.no_progress and sys.stderr.isatty(),
-                          gates=factory.build_gates(settings, None), gate_stats=gate_stats, skips=skips,
+                          gates=factory.build_gates(settings, None, for_review=reviewed), gate_stats=gate_stats,
+                          skips=skips,
                           jobs=args.jobs, embeddings=embedded, held=held, limit=settings.pipeline.max_suggestions)
         if args.held:
             write_lines(args.held, held)
@@ -203,7 +208,8 @@ def run(args: argparse.Namespace) -> int:
             if c is not None:
                 c.close()
     local = " local" if backend != "offline" and settings.llm.backend == "local" else ""
-    name = f"{backend}{local}{' oracle' if args.oracle else ''}{' (model judge)' if judge else ''}"
+    name = f"{backend}{local}{' oracle' if args.oracle else ''}{' reviewed' if reviewed else ''}" \
+           f"{' (model judge)' if judge else ''}"
     notes = configuration_lines(settings, extra, config_path)
     notes.append(f"processes: {args.jobs}")
     print_figures(name, figures, notes, gate_stats, len(tasks))

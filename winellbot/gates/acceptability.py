@@ -22,13 +22,14 @@ from importlib import resources
 from pathlib import Path
 
 from winellbot.errors import ConfigError
-from winellbot.gates.base import Gate
+from winellbot.gates.base import REWORD, Gate, needs_rewording
 from winellbot.models import Article, GateFinding, Suggestion
 from winellbot.pipeline.pagetext import has_capitals
 from winellbot.sentences import read
 from winellbot.text import content_tokens
 
 MODEL = "data/acceptability.json"
+REWORD_FACTOR = 0.5  # a line marked for rewording: its estimate halved, and kept under the bar
 FEATURES = ("words", "new_names", "new_figures", "new_words", "stated", "known", "title", "dated", "quoted",
             "restored", "passage", "flags", "figures", "commas", "back", "names_known", "source_title", "update")
 
@@ -50,7 +51,8 @@ def features(article: Article, suggestion: Suggestion) -> dict[str, float]:
         "quoted": r.quoted,
         "restored": float(not has_capitals(suggestion.update.document.text)),
         "passage": suggestion.update.score,
-        "flags": float(sum(f.severity == "flag" for f in suggestion.findings)),
+        # a mark for rewording is no flag of the kind the verdicts were fitted on (it lowers the estimate instead)
+        "flags": float(sum(f.severity == "flag" and f.gate != REWORD for f in suggestion.findings)),
         "figures": float(sum(any(c.isdigit() for c in w) for w in text.split())),
         "commas": float(text.count(",")),
         "back": float(min(r.back, 3)),
@@ -59,6 +61,8 @@ def features(article: Article, suggestion: Suggestion) -> dict[str, float]:
         # An article sentence restated with a figure it lacks is an update of that figure (what a
         # post names "May replace"), not a repeat: ``stated`` counts against a repeat, this for an update.
         "update": r.stated * min(r.new_figures, 1),
+        # not weighed: marks a line to reword, whose estimate :meth:`Acceptability.estimate` lowers
+        "reword": float(needs_rewording(suggestion)),
     }
 
 
@@ -107,17 +111,27 @@ class Acceptability:
         model = cls.load(path)
         return model if model is not None and model.about.get("backend", "offline") == backend else None
 
-    def estimate(self, values: dict[str, float]) -> float:
+    def estimate(self, values: dict[str, float], *, bar: float | None = None) -> float:
+        """The chance an editor uses the line measured by ``values``; for a line marked to reword
+        (``values["reword"]``) lowered by :data:`REWORD_FACTOR` and kept under ``bar`` (default: the
+        model's threshold), so that it is never posted without a reviewer (a rescore keeps it so)."""
         z = self.intercept + sum(c * (values[n] - m) / (s or 1.0)
                                  for n, m, s, c in zip(self.names, self.mean, self.scale, self.coef))
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+        p = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+        if values.get("reword"):
+            bar = self.threshold if bar is None else bar
+            p *= REWORD_FACTOR
+            p = min(p, max(0.0, bar - 0.01)) if bar > 0 else p
+        return p
 
 
 class AcceptabilityGate(Gate):
     """Every suggestion gets its estimate (an ``info`` finding with the value); below the model's
     threshold (or ``threshold``, when given) it is held, unless ``holds`` is false: in the reviewed
     mode the estimate orders the review queue and a reviewer decides, so nothing is held on it alone
-    (the finding says it is below the bar; a post made without review applies the bar: :meth:`passes`)."""
+    (the finding says it is below the bar; a post made without review applies the bar: :meth:`passes`). A
+    line marked for rewording (:func:`~winellbot.gates.base.needs_rewording`) gets a lower estimate,
+    under the bar."""
 
     name = "acceptability"
 
@@ -130,7 +144,7 @@ class AcceptabilityGate(Gate):
     def check(self, article: Article, suggestion: Suggestion) -> list[GateFinding]:
         if self.model is None:
             return []
-        p = self.model.estimate(features(article, suggestion))
+        p = self.model.estimate(features(article, suggestion), bar=self.threshold)
         if p < self.threshold:
             if not self.holds:
                 return [GateFinding(self.name, "info", f"estimated chance an editor uses it: {p:.2f}, below the bar "

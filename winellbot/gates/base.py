@@ -30,6 +30,14 @@ from winellbot.models import Article, GateFinding, Severity, Suggestion
 log = logging.getLogger(__name__)
 
 SEVERITIES: tuple[Severity, ...] = ("info", "flag", "hold", "block")
+# The gate name of a finding that marks a line for rewording: in the reviewed mode a line held only for
+# its wording (winellbot.gates.editorial) goes to the review queue with such a flag instead.
+REWORD = "reword"
+
+
+def needs_rewording(suggestion: Suggestion) -> bool:
+    """Whether a gate marked ``suggestion`` for a reviewer to reword: never to be posted without one."""
+    return any(f.gate == REWORD for f in suggestion.findings)
 
 
 class Gate(ABC):

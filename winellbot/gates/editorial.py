@@ -14,28 +14,48 @@ workspace; docs/posting.md, *One fact, or nothing*):
 * ``primary``: text a source quotes or performs (scripture, play-by-play, a broadcast's promotion);
 * ``novelty``: nothing the article lacks, one article sentence already says most of it, or it is dated
   the day of a month that the lead gives (the article's own event, retold).
+
+With ``reword`` (the reviewed mode, where a reviewer can reword a line before approving it), what only
+wording mends does not hold: the clarity gate's findings and the tone gate's "mostly a quotation" become
+a ``flag`` of the gate :data:`~winellbot.gates.base.REWORD`, and the line goes to the review queue marked
+for rewording.
 """
 from __future__ import annotations
 
 from winellbot.gates import standalone
-from winellbot.gates.base import Gate
+from winellbot.gates.base import REWORD, Gate
 from winellbot.models import Article, GateFinding, Suggestion
 from winellbot.sentences import STATED, read
 
 
 class _ReadingGate(Gate):
-    """Holds a suggestion whose fact earns the rubric's ``error``."""
+    """Holds a suggestion whose fact earns the rubric's ``error``; with ``reword``, flags it for rewording
+    instead where the reason is one of wording (:meth:`wording`)."""
 
     error = ""
+
+    def __init__(self, *, reword: bool = False) -> None:
+        self.reword = reword
 
     def check(self, article: Article, suggestion: Suggestion) -> list[GateFinding]:
         reading = read(suggestion.update.text, article)
         why = reading.problems.get(self.error) or standalone.problems(suggestion.update.text).get(self.error)
-        return [self.finding("hold", why)] if why else []
+        if not why:
+            return []
+        if self.reword and self.wording(why):
+            return [GateFinding(REWORD, "flag", f"to reword ({self.name}): {why}")]
+        return [self.finding("hold", why)]
+
+    def wording(self, why: str) -> bool:
+        """Whether a reviewer's rewording mends what ``why`` says (none of this gate's reasons here)."""
+        return False
 
 
 class ClarityGate(_ReadingGate):
     name, error = "clarity", "unclear"
+
+    def wording(self, why: str) -> bool:
+        return True  # too long, a pronoun or a time pointing back, not a sentence: all said otherwise
 
 
 class FurnitureGate(_ReadingGate):
@@ -44,6 +64,9 @@ class FurnitureGate(_ReadingGate):
 
 class ToneGate(_ReadingGate):
     name, error = "tone", "subjective"
+
+    def wording(self, why: str) -> bool:
+        return why.startswith("mostly a quotation")  # the first or second person is someone's voice: held
 
 
 class PrimaryGate(_ReadingGate):

@@ -32,6 +32,7 @@ def default_gates(
     acceptability_threshold: float | None = None,
     backend: str = "offline",
     acceptability_holds: bool = True,
+    reword: bool = False,
 ) -> GateChain:
     """The standard chain: sources, hostile, language, the editorial gates (clarity, furniture, tone,
     primary, novelty), subject, support, copying, style, duplicates, acceptability (+ the judge with a
@@ -44,15 +45,17 @@ def default_gates(
     wiki's (ISO 639-1): text in another is held; ``acceptability_path`` an operator's fitted
     acceptability model instead of the shipped one, ``acceptability_threshold`` a bar instead of the model's;
     ``backend`` the pipeline's (the score weighs only suggestions of the backend it was fitted on);
-    ``acceptability_holds`` false: the score holds nothing on its own (the reviewed mode: it orders the queue).
+    ``acceptability_holds`` false: the score holds nothing on its own (the reviewed mode: it orders the queue);
+    ``reword`` (the reviewed mode): a line held only for its wording is flagged for a reviewer to reword
+    (:mod:`winellbot.gates.editorial`).
     """
     gates: list[Gate] = [
         SourcesGate(extra_path=domains_path),
         HostileGate(state=state),
         LanguageGate(language),
-        ClarityGate(),
+        ClarityGate(reword=reword),
         FurnitureGate(),
-        ToneGate(),
+        ToneGate(reword=reword),
         PrimaryGate(),
         NoveltyGate(),
         SubjectGate(),
