@@ -83,10 +83,10 @@ def test_the_queue_is_ordered_by_the_estimate_with_at_most_depth_per_article(set
     page = lxml.html.fromstring(c.get("/queue").data)
     estimates = [float(x) for x in page.xpath('//table[@id="queue"]//td[@class="num"]/text()')]
     assert estimates == sorted(estimates, reverse=True)
-    articles = page.xpath('//table[@id="queue"]//tbody/tr/td[2]/text()')
+    articles = page.xpath('//table[@id="queue"]//tbody/tr/td[2]/a/text()')
     assert articles.count("Quillhaven") == 3 and articles.count("Marrowby") == 3  # depth 3 of 5 and of 4
     only = lxml.html.fromstring(c.get("/queue?page=Marrowby").data)
-    assert set(only.xpath('//table[@id="queue"]//tbody/tr/td[2]/text()')) == {"Marrowby"}
+    assert set(only.xpath('//table[@id="queue"]//tbody/tr/td[2]/a/text()')) == {"Marrowby"}
 
 
 def test_approve_records_one_row_and_a_second_click_records_nothing(setup):
@@ -116,7 +116,7 @@ def test_approve_into_another_section_moves_it(setup):
     c = logged_in(setup["app"], setup["names"]["one"])
     sid = setup["made"][0].id
     c.post(f"/s/{sid}/decide", data={"csrf": token(c.get(f"/s/{sid}").data), "verdict": "move",
-                                     "section": "Government"})
+                                     "to_section": "Government"})
     row = setup["state"].suggestion(sid)
     assert (row["status"], row["section"]) == ("approved", "Government")
     (review,) = ReviewStore(setup["state"]).decisions(sid)
@@ -145,7 +145,7 @@ def test_every_field_of_a_hostile_suggestion_is_escaped(setup):
         assert all(src.startswith("/static/") for src in page.xpath("//script/@src"))
         assert not page.xpath("//script[not(@src)]")  # no inline script at all
     item = lxml.html.fromstring(c.get(f"/s/{bad.id}").data)
-    assert HOSTILE_TEXT in item.xpath('string(//*[@id="quote"])')  # shown, as text
+    assert HOSTILE_TEXT in item.xpath('string(//*[@id="passage"])')  # shown, as text
     assert item.xpath('//*[@id="source"]')[0].tag != "a"  # a javascript: URL is no link
 
 

@@ -30,6 +30,7 @@ from winellbot.article import parse_article
 from winellbot.config import Settings
 from winellbot.errors import BudgetExceeded, PostingRefused, ShutoffError, StorageError, WikiDown, WinellbotError
 from winellbot.gates.acceptability import features
+from winellbot.gates.base import needs_rewording
 from winellbot.interface import SearchBackend
 from winellbot.models import Article, PipelineResult, SearchResult
 from winellbot.outcomes.adoption import fingerprint
@@ -81,7 +82,7 @@ class WinellBot:
         self.clients = clients  # model clients: told the run id, so their calls are recorded against it
         self.leases: Leases | None = None  # the pages this job claimed, on a state shared by several jobs
         self.approved_only = False  # this run only posts what reviewers approved (no search, no checks)
-        self.recheck = None  # (suggestion, reviewer's text) -> a finding or None: a revision checked at the write
+        self.recheck = None  # a RevisionCheck (gates/revision.py): a reviewer's wording checked again at the write
 
     # -- the cycle -------------------------------------------------------
     def run(self, titles: list[str] | None = None, *, force: bool = False,
@@ -347,7 +348,7 @@ class WinellBot:
         if not plan.post:
             return None
         ids = [s.id for s in plan.post]
-        outcome = self._write(title, plan, opted_in, approvals)
+        outcome = self._write(article, plan, opted_in, approvals)
         if outcome is None:  # every one was undone or sent back just before the write
             if self.leases is not None:
                 PostClaims(self.state, self.leases.holder).release(ids)
@@ -375,12 +376,18 @@ class WinellBot:
                  outcome.target, len(outcome.skipped_ids))
         return outcome.target if outcome.posted_ids else None
 
-    def _write(self, title: str, plan: PostPlan, opted_in: bool, approvals: dict[str, str]):
+    def _write(self, article: Article, plan: PostPlan, opted_in: bool, approvals: dict[str, str]):
         """Render ``plan``'s suggestions (each approved one naming its reviewer, a revision in its
         reviewer's words: :class:`winellbot.review.outbox.Approved`, read again now) and hand them to the
         writer: a talk-page section where the article opted in, else its queue page."""
-        user, style = self.settings.wiki.username, self.style
-        ready = Approved(self.state, self.recheck).prepare(plan.post, plan.notes, set(approvals))
+        title, user, style = article.title, self.settings.wiki.username, self.style
+        recheck = self.recheck
+
+        def checked(s, text: str, note: str):  # the reviewer's wording, checked as any post against the article
+            finding = recheck.check(article, s, text, note=note) if recheck is not None else None
+            return finding.message if finding is not None else None
+
+        ready = Approved(self.state, checked).prepare(plan.post, plan.notes, set(approvals))
         if not ready.post:
             return None
         ids = [s.id for s in ready.post]
@@ -407,7 +414,7 @@ class WinellBot:
             gate = self._acceptability_gate()
             bar = [self.state.load_suggestion(r) for r in self.state.suggestions(page=title, status="proposed")
                    if gate is None or gate.passes(r.get("estimate"))]
-            unreviewed = [s for s in bar if not s.blocked]
+            unreviewed = [s for s in bar if not s.blocked and not needs_rewording(s)]  # wording: a reviewer's
             if unreviewed and self.writer.asks_unreviewed(title):  # the wiki is asked only when it matters
                 postable += unreviewed
         return postable, approvals

@@ -92,7 +92,7 @@ def build_bot(settings: Settings, state: State, *, dry_run: bool = False, wiki=N
     # it the run id, so its calls and token use are recorded against the run.
     client, editor_client = factory.build_model_clients(settings, state)
     agent = factory.web_user_agent(getattr(wiki, "site", None), settings.wiki.username)
-    return WinellBot(
+    bot = WinellBot(
         state=state, reader=wiki.reader, writer=wiki.writer,
         pipeline=factory.build_pipeline(settings, state=state, client=client, editor_client=editor_client),
         search=factory.build_search(settings, agent), fetcher=factory.build_fetcher(settings, state, agent),
@@ -100,6 +100,11 @@ def build_bot(settings: Settings, state: State, *, dry_run: bool = False, wiki=N
         settings=settings, dry_run=dry_run,
         clients=tuple(c for c in (client, editor_client) if c is not None),
     )
+    if settings.review.mode == "reviewed":
+        from winellbot.gates.revision import RevisionCheck
+
+        bot.recheck = RevisionCheck(bot.gates, language=settings.wiki.language)  # the same gates, built once
+    return bot
 
 
 def simulating(settings: Settings, args: list[str]) -> bool:

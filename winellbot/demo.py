@@ -28,7 +28,8 @@ from winellbot.processes import stop_group
 # lazy imports: the demo builds the whole bot, and only when it runs.
 
 DEFAULT_DIR = "var/demo"
-REVIEWER = "Demo reviewer"
+REVIEWER = "Demo reviewer"  # the account a person logs in with on the review page
+AUTO_REVIEWER = "Demo auto-approver"  # the name the demo's own automatic decisions carry, never a person's
 REVIEW_PORT = 8766
 BACKGROUND = ("review-page", "approved-poster")  # the demo's processes left running, by pid file
 
@@ -102,7 +103,7 @@ def demo_main(args) -> int:
     with commands.job_state(settings) as state:  # one job at a time on the demo's state too
         bot = commands.build_bot(settings, state)
         report = bot.run(force=True)
-        approved = approve_best(state, REVIEWER)
+        approved = approve_best(state, AUTO_REVIEWER)
         posts = commands.build_bot(settings, state).run(approved_only=True)
     report.written += posts.written
     report.counter["posted"] += posts.counter["posted"]
@@ -110,8 +111,8 @@ def demo_main(args) -> int:
     # the demo's wiki has none, so its pages would show those links red until enough views ran the jobs.
     wiki.run_jobs()
     commands.print_report(report)
-    print(f"The demo's reviewer ({REVIEWER}) approved {approved} suggestion(s), the best of each article; "
-          "the rest wait in the review queue.")
+    print(f"The demo's script ({AUTO_REVIEWER}) approved {approved} suggestion(s), the best of each article, one of "
+          "them reworded as a reviewer would; the rest wait in the review queue for you.")
     _print_outcomes(settings)
     review_url = _start_background(directory, getattr(args, "review_port", REVIEW_PORT))
     _print_pages(wiki, settings, report, stop_command(args.dir))
@@ -123,14 +124,38 @@ def demo_main(args) -> int:
 
 
 def approve_best(state, reviewer: str) -> int:
-    """Approve, as ``reviewer``, the open suggestion with the best estimate of each article; returns how many."""
+    """Approve, as ``reviewer``, the open suggestion with the best estimate of each article, the first
+    opted-in article's reworded as a reviewer would (a revision: its post names ``reviewer`` as the
+    author of the wording); lines marked for rewording are left to people. Returns how many."""
+    from winellbot.gates.base import needs_rewording
     from winellbot.state.reviews import Decision, QueueFilter, ReviewStore
 
     store = ReviewStore(state)
     best = {}
-    for row in store.queue(QueueFilter(), depth=1, limit=10_000):
-        best.setdefault(row["page"], row["id"])
-    return sum(store.decide(Decision(sid, reviewer, "approve")).taken for sid in best.values())
+    for row in store.queue(QueueFilter(), depth=10_000, limit=10_000):
+        if row["page"] not in best and not needs_rewording(state.load_suggestion(state.suggestion(row["id"]))):
+            best[row["page"]] = row
+    opted = {r[0] for r in state.db.execute("select title from pages where opted_in = 1").fetchall()}
+    revised = next((page for page in best if page in opted), None)
+    taken = 0
+    for page, row in best.items():
+        if page == revised:
+            text = reworded(row["update_text"])
+            decision = Decision(row["id"], reviewer, "revise", text=text,
+                                note="Reworded by the demo's script, as a reviewer would on the review page.")
+        else:
+            decision = Decision(row["id"], reviewer, "approve")
+        taken += store.decide(decision).taken
+    return taken
+
+
+def reworded(line: str) -> str:
+    """The demo's rewording of a bot's line: its first clause as a sentence of its own (a reviewer's
+    usual cut: the source's sentence shortened to the fact)."""
+    import re
+
+    head = re.split(r"\s*(?:;|, which|, while|, according to| – | — )\s*", line.strip(), maxsplit=1)[0].rstrip(" .,")
+    return (head or line.strip().rstrip(".")) + "."
 
 
 def _reviewer(wiki, directory: Path) -> str:
@@ -142,6 +167,8 @@ def _reviewer(wiki, directory: Path) -> str:
     wiki.create_user(REVIEWER, password)
     wiki.edit(f"User:{REVIEWER}", "A reviewer of this local demo wiki: approves or rejects the bot's suggestions "
                                   "on its review page (fictional).\n")
+    wiki.edit(f"User:{AUTO_REVIEWER}", "Not a person: the name of this local demo's own script, which approves "
+                                      "and rewords a few suggestions so that its pages are not empty.\n")
     fd = os.open(secret, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write(password + "\n")

@@ -31,7 +31,7 @@ from winellbot.posting import resolve_style
 from winellbot.review.context import where_it_goes
 from winellbot.review import revise, security
 from winellbot.review.present import Shown, present
-from winellbot.review.visible import visible
+from winellbot.review.visible import visible, without_hidden
 from winellbot.review.wiki import LoginRefused, WikiAccount
 from winellbot.state.db import State
 from winellbot.state.reviews import MAX_NOTE, REASONS, STATUS_FILTERS, Decision, DecisionError, QueueFilter, ReviewStore
@@ -56,6 +56,7 @@ def create_app(settings: Settings, *, wiki: WikiAccount | None = None, secret_ke
                                    "shared_state": None, "articles": {}}
     security.install(app)
     app.add_template_filter(visible)
+    app.add_template_filter(without_hidden)
     app.context_processor(lambda: {"keys": KEYS, "depth": settings.review.depth, "last": _last_decision()})
     _routes(app)
 

@@ -5,8 +5,8 @@ posts whose approval was undone withdrawn, once.
 reviewer and the date; a revision's wording replaces the bot's line in the post (the bot's line stays
 in the state), the reviewer's note goes with it, and a section the reviewer chose is said to be theirs.
 Before anything is rendered, a revision is checked again as the writer checks any post
-(``recheck``: a callable given the suggestion as it would be posted and the reviewer's text, returning
-a finding or None); one that fails goes back to the queue with the finding and is never posted.
+(``recheck``: a callable given the suggestion as it would be posted, the reviewer's text and note,
+returning a finding in words or None); one that fails goes back to the queue with the finding and is never posted.
 
 :class:`Withdrawals` withdraws, through the writer's one write path, every post whose approval was
 undone (status ``withdrawing``): the box's status becomes ``withdrawn`` with an edit summary naming who
@@ -29,7 +29,7 @@ from winellbot.wiki.render import Notes
 log = logging.getLogger(__name__)
 _REF = re.compile(r"<ref\b[^>]*/>|<ref\b[^>]*>.*?</ref>", re.S | re.I)
 
-Recheck = Callable[[Suggestion, str], "str | None"]
+Recheck = Callable[[Suggestion, str, str], "str | None"]  # (suggestion, wording, note) -> a finding or None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,7 +71,7 @@ class Approved:
             revision = revisions.get(s.id)
             if revision is not None:
                 s = reworded(s, revision["text"])
-                finding = self.recheck(s, revision["text"]) if self.recheck is not None else None
+                finding = self.recheck(s, revision["text"], revision.get("note") or "") if self.recheck else None
                 if finding:
                     refused[s.id] = finding
                     self.send_back(s.id, finding)

@@ -16,6 +16,7 @@ from winellbot.article import named_ref_definitions, parse_article
 from winellbot.facts import key_sentence, stale_sentence
 from winellbot.models import Article, Suggestion
 from winellbot.posting import resolve_style
+from winellbot.sentences import sentences_of as split_sentences
 from winellbot.wiki import render
 
 PASSAGE_CHARS = 700  # of the source around the quoted words
@@ -89,9 +90,7 @@ def present(row: dict, suggestion: Suggestion, *, bot_user: str, style: str, hos
 
 def sentences_of(text: str) -> list[str]:
     """The passage's sentences (its ellipses dropped), for the reviewer to start a wording from."""
-    from winellbot.sentences import sentences_of as cut
-
-    return [x.strip(" …") for x in cut(text.strip("…")) if len(x.strip(" …")) > 3][:12]
+    return [x.strip(" …") for x in split_sentences(text.strip("…")) if len(x.strip(" …")) > 3][:12]
 
 
 def _section_number(article: Article | None, s: Suggestion) -> int | None:

@@ -22,6 +22,7 @@ from flask import Flask, abort, flash, redirect, render_template, request, sessi
 
 from winellbot import clock
 from winellbot.errors import WinellbotError
+from winellbot.review.checks import check_revision
 from winellbot.review.outbox import reworded
 from winellbot.state.reviews import MAX_NOTE, Decision, ReviewStore
 from winellbot.wiki import render
@@ -41,8 +42,6 @@ class RevisionForm:
 
 def revision_from(form, shown, language: str) -> RevisionForm:
     """The revise form's fields, checked as the page checks a reviewer's text (:mod:`winellbot.review.checks`)."""
-    from winellbot.review.checks import check_revision
-
     text = (form.get("text") or "").strip()
     section = (form.get("to_section") or shown.section_path).strip()
     note = " ".join((form.get("note") or "").split())

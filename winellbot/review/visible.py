@@ -26,3 +26,10 @@ def visible(text) -> str:
         return out
     return "".join(f"\u27e8U+{ord(ch):04X}\u27e9" if unicodedata.category(ch) == "Cf" and ch not in "\u200d" else ch
                    for ch in out) if any(unicodedata.category(ch) == "Cf" for ch in out) else out
+
+
+def without_hidden(text) -> str:
+    """``text`` without the characters :func:`visible` marks: the starting text of a field the reviewer edits."""
+    if text is None:
+        return ""
+    return "".join(ch for ch in _HIDDEN.sub("", str(text)) if unicodedata.category(ch) != "Cf")
