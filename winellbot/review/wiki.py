@@ -19,7 +19,7 @@ Who the reviewer is comes from one of two logins:
 Every exchange with the wiki (a read, a login, each step of the OAuth handshake) has a total deadline
 (``deadline_s``, :mod:`winellbot.deadline`) besides the timeout of each read: a server that trickles
 its answer cannot hold one of the page's threads longer than that; the page then answers with one line
-saying the wiki was too slow.
+saying so (:class:`WikiTooSlow`).
 """
 from __future__ import annotations
 
@@ -30,8 +30,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 import requests
 
-from winellbot import deadline
-from winellbot.deadline import Deadline, DeadlineExceeded
+from winellbot.deadline import DeadlinePassed, mount, within
 from winellbot.errors import ConfigError, WinellbotError
 
 TIMEOUT_S = 10  # for each read
@@ -42,6 +41,10 @@ LOCAL_HOSTS = frozenset({"127.0.0.1"})
 
 class LoginRefused(WinellbotError):
     """The wiki did not confirm who the user is (a wrong password, a broken handshake, no such user)."""
+
+
+class WikiTooSlow(WinellbotError):
+    """An exchange with the wiki was not over within its total deadline (one line, naming it)."""
 
 
 @dataclass(frozen=True)
@@ -89,24 +92,26 @@ class WikiAccount:
         self.local = local_login and urlsplit(api_url).hostname in LOCAL_HOSTS
         self.deadline_s = deadline_s
 
-    def _deadline(self, what: str) -> Deadline:
-        return Deadline(self.deadline_s, f"{what} ({urlsplit(self.api_url).netloc})")
+    def _exchange(self, what: str, call, refused: type[WinellbotError] = WinellbotError):
+        """``call(http)`` (a session whose requests the deadline watches) within ``deadline_s`` in all;
+        a failure is one line: :class:`WikiTooSlow` past the deadline, else ``refused``."""
+        with mount(requests.Session()) as http:
+            try:
+                return within(self.deadline_s, lambda: call(http))
+            except DeadlinePassed as exc:
+                raise WikiTooSlow(f"{what} gave up: {exc}, from {urlsplit(self.api_url).netloc}") from exc
+            except (requests.RequestException, ValueError, KeyError) as exc:
+                raise refused(f"{what}: the wiki did not answer ({self.api_url}): {_one_line(exc)}") from exc
 
     # -- reading -----------------------------------------------------------------------------------
-    def _get(self, http: requests.Session, d: Deadline, **params) -> dict:
-        try:
-            r = http.get(self.api_url, params={**params, "format": "json", "formatversion": "2"},
-                         headers={"User-Agent": self.user_agent}, timeout=d.timeout(TIMEOUT_S))
-            r.raise_for_status()
-            return r.json()
-        except (requests.RequestException, ValueError) as exc:
-            if d.expired:
-                raise
-            raise WinellbotError(f"the wiki did not answer ({self.api_url}): {_one_line(exc)}") from exc
+    def _get(self, http: requests.Session, **params) -> dict:
+        r = http.get(self.api_url, params={**params, "format": "json", "formatversion": "2"},
+                     headers={"User-Agent": self.user_agent}, timeout=TIMEOUT_S)
+        r.raise_for_status()
+        return r.json()
 
     def _read(self, what: str, **params) -> dict:
-        with deadline.session() as http, self._deadline(f"reading {what} from the wiki") as d:
-            return self._get(http, d, **params)
+        return self._exchange(f"reading {what}", lambda http: self._get(http, **params))
 
     def standing(self, name: str) -> Standing:
         """The user's groups, rights and block, read now."""
@@ -142,7 +147,7 @@ class WikiAccount:
             r = self._oauth("starting the OAuth handshake", "initiate",
                             OAuth1(self.key, client_secret=self.secret, callback_uri="oob"))
             token = process_request_token(r.text)
-        except DeadlineExceeded:
+        except WikiTooSlow:
             raise
         except Exception as exc:  # mwoauth's, oauthlib's and requests' errors alike
             raise LoginRefused(f"the wiki refused to start the OAuth handshake: {_one_line(exc)}") from exc
@@ -157,7 +162,7 @@ class WikiAccount:
         try:
             access = self._access_token(request_token, query_string)
             identity = self._identify(access)
-        except DeadlineExceeded:
+        except WikiTooSlow:
             raise
         except Exception as exc:
             raise LoginRefused(f"the OAuth handshake did not complete: {_one_line(exc)}") from exc
@@ -168,11 +173,9 @@ class WikiAccount:
 
     def _oauth(self, what: str, step: str, auth) -> requests.Response:
         """POST to ``Special:OAuth/<step>`` signed by ``auth``, within the deadline."""
-        with deadline.session() as http, self._deadline(what) as d:
-            r = http.post(self.oauth_url, params={"title": f"Special:OAuth/{step}"}, auth=auth,
-                          headers={"User-Agent": self.user_agent}, timeout=d.timeout(TIMEOUT_S))
-            r.content  # read whole, within the deadline
-            return r
+        return self._exchange(what, lambda http: http.post(
+            self.oauth_url, params={"title": f"Special:OAuth/{step}"}, auth=auth,
+            headers={"User-Agent": self.user_agent}, timeout=TIMEOUT_S))
 
     def _access_token(self, request_token: tuple[str, str], query_string: str) -> tuple[str, str]:
         from requests_oauthlib import OAuth1
@@ -213,18 +216,15 @@ class WikiAccount:
         """The user's name as the wiki spells it, after the wiki's own login accepted the password."""
         if not self.local:
             raise LoginRefused("logging in with a password is allowed only for a wiki on 127.0.0.1; use OAuth")
-        with deadline.session() as http, self._deadline("logging in on the wiki") as d:
-            token = self._get(http, d, action="query", meta="tokens", type="login")["query"]["tokens"]["logintoken"]
-            try:
-                r = http.post(self.api_url, data={
-                    "action": "clientlogin", "username": username, "password": password, "logintoken": token,
-                    "loginreturnurl": "http://127.0.0.1/", "format": "json", "formatversion": "2"},
-                    headers={"User-Agent": self.user_agent}, timeout=d.timeout(TIMEOUT_S))
-                answer = r.json().get("clientlogin", {})
-            except (requests.RequestException, ValueError) as exc:
-                if d.expired:
-                    raise
-                raise LoginRefused(f"the wiki did not answer the login: {_one_line(exc)}") from exc
+        def login(http: requests.Session) -> dict:
+            token = self._get(http, action="query", meta="tokens", type="login")["query"]["tokens"]["logintoken"]
+            r = http.post(self.api_url, data={
+                "action": "clientlogin", "username": username, "password": password, "logintoken": token,
+                "loginreturnurl": "http://127.0.0.1/", "format": "json", "formatversion": "2"},
+                headers={"User-Agent": self.user_agent}, timeout=TIMEOUT_S)
+            return r.json().get("clientlogin", {})
+
+        answer = self._exchange("logging in on the wiki", login, refused=LoginRefused)
         if answer.get("status") != "PASS":
             raise LoginRefused(answer.get("message") or "the wiki refused the login")
         return str(answer.get("username") or username)
