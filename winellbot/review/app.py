@@ -26,6 +26,7 @@ from winellbot.config import Settings
 from winellbot.errors import WinellbotError
 from winellbot.review import security
 from winellbot.review.present import present
+from winellbot.review.sessions import ReviewSessions
 from winellbot.review.wiki import LoginRefused, WikiAccount
 from winellbot.state.db import State
 from winellbot.state.reviews import REASONS, STATUS_FILTERS, Decision, DecisionError, QueueFilter, ReviewStore
@@ -43,8 +44,9 @@ def create_app(settings: Settings, *, wiki: WikiAccount | None = None, secret_ke
     """The review app for the state and wiki of ``settings``."""
     app = Flask(__name__)
     app.config.update(security.cookie_settings(), SECRET_KEY=secret_key or security.secret_key(settings))
-    app.extensions["winellbot"] = {"settings": settings, "wiki": wiki or account_for(settings),
-                                   "shared_state": None}
+    wiki = wiki or account_for(settings)
+    app.extensions["winellbot"] = {"settings": settings, "wiki": wiki, "shared_state": None,
+                                   "sessions": ReviewSessions(settings, wiki, _state)}
     security.install(app)
     app.context_processor(lambda: {"keys": KEYS, "depth": settings.review.depth})
     _routes(app)
@@ -143,7 +145,7 @@ def _login_routes(app: Flask) -> None:
 
     @app.post("/logout")
     def logout():
-        session.clear()
+        _ext()["sessions"].end("logged out")
         return redirect(url_for("login"))
 
 
@@ -180,9 +182,7 @@ def _review_routes(app: Flask) -> None:
     @security.login_required
     def decide(suggestion_id: str):
         user = session["user"]
-        ok, why = _ext()["wiki"].standing(user).may_review(_ext()["settings"].review.reviewers)
-        if not ok:
-            abort(403, why)
+        _ext()["sessions"].require_standing(user)  # read anew: a block counts at once
         asked = request.form.get("verdict", "")
         verdict, section = asked, None
         if asked == "move":  # approve into another section: the outline's path, as the form gives it
@@ -206,7 +206,7 @@ def _error_pages(app: Flask) -> None:
     def failed(exc):
         return render_template("error.html", code=502, message=str(exc)), 502
 
-    for code in (400, 403, 404):
+    for code in (400, 403, 404, 413):
         app.register_error_handler(code, lambda exc, code=code: (
             render_template("error.html", code=code, message=getattr(exc, "description", str(exc))), code))
 
@@ -215,9 +215,7 @@ def _logged_in(name: str):
     ok, why = _ext()["wiki"].standing(name).may_review(_ext()["settings"].review.reviewers)
     if not ok:
         raise LoginRefused(why)
-    session.clear()
-    session["user"] = name
-    session["csrf"] = security.new_token()
+    _ext()["sessions"].begin(name, security.new_token())
     return redirect(url_for("next_item"), code=303)
 
 

@@ -23,16 +23,25 @@ import secrets
 import time
 from pathlib import Path
 
-from flask import Flask, abort, g, redirect, request, session, url_for
+from flask import Flask, abort, current_app, g, request, session
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
        "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 SECRET_ENV = "WINELLBOT_REVIEW_SECRET_KEY"
 
 
+MAX_REQUEST_BYTES = 1_000_000  # a whole request's body; a decision's form is a few hundred bytes
+MAX_FIELD_BYTES = 100_000  # one form field (a revised text is a few kB)
+MAX_FORM_PARTS = 100
+
+
 def cookie_settings() -> dict:
+    """The cookie's flags, and the limits on what a request may send (refused with 413 before any of
+    it is parsed into memory)."""
     return {"SESSION_COOKIE_SECURE": True, "SESSION_COOKIE_HTTPONLY": True, "SESSION_COOKIE_SAMESITE": "Lax",
-            "SESSION_COOKIE_NAME": "winellbot_review", "PERMANENT_SESSION_LIFETIME": 12 * 3600}
+            "SESSION_COOKIE_NAME": "winellbot_review", "PERMANENT_SESSION_LIFETIME": 12 * 3600,
+            "MAX_CONTENT_LENGTH": MAX_REQUEST_BYTES, "MAX_FORM_MEMORY_SIZE": MAX_FIELD_BYTES,
+            "MAX_FORM_PARTS": MAX_FORM_PARTS}
 
 
 def secret_key(settings) -> str:
@@ -61,10 +70,13 @@ def new_token() -> str:
 
 
 def login_required(view):
+    """Only for a reviewer whose session the server holds live and whose standing is good
+    (:class:`winellbot.review.sessions.ReviewSessions`)."""
     @functools.wraps(view)
     def wrapped(*args, **kwargs):
-        if not session.get("user"):
-            return redirect(url_for("login"))
+        refused = current_app.extensions["winellbot"]["sessions"].refused()
+        if refused is not None:
+            return refused
         return view(*args, **kwargs)
     return wrapped
 
@@ -82,9 +94,11 @@ def install(app: Flask) -> None:
 
     @app.context_processor
     def _token() -> dict:
-        if "csrf" not in session:
+        # Only a page a browser asks for makes a token: the answer to a refused POST (a cross-site form,
+        # whose browser sent no cookie) must not set a fresh cookie over the reviewer's.
+        if "csrf" not in session and request.method == "GET":
             session["csrf"] = new_token()
-        return {"csrf_token": session["csrf"], "user": session.get("user", "")}
+        return {"csrf_token": session.get("csrf", ""), "user": session.get("user", "")}
 
     @app.after_request
     def _headers(response):

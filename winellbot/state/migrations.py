@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from winellbot.state.outcomes import migrate_006
 from winellbot.state.reviews import migrate_010
+from winellbot.state.sessions import migrate_012
 
 
 def _m001_initial(schema) -> None:
@@ -112,6 +113,12 @@ def _m010_review(schema) -> None:
     migrate_010(schema)
 
 
+def _m012_review_sessions(schema) -> None:
+    # The review page's sessions, which logout, a block, a lost right or a timeout end on the server
+    # (winellbot/state/sessions.py).
+    migrate_012(schema)
+
+
 MIGRATIONS: list[tuple[str, Callable[..., None]]] = [
     ("001_initial", _m001_initial),
     ("002_post_links", _m002_post_links),
@@ -123,4 +130,5 @@ MIGRATIONS: list[tuple[str, Callable[..., None]]] = [
     ("008_post_claims", _m008_post_claims),
     ("009_long_source_urls", _m009_long_source_urls),
     ("010_review", _m010_review),
+    ("012_review_sessions", _m012_review_sessions),
 ]
