@@ -112,11 +112,12 @@ def test_reject_with_the_rubric_reasons_is_a_row(setup):
     assert decide(c, setup["made"][2].id, "reject", reasons=["made_up"]).status_code == 400
 
 
-def test_approve_into_another_section_moves_it(setup):
+def test_approve_into_another_section_moves_it(setup, local_wiki):
+    local_wiki.edit("Marrowby", "Marrowby is a town.\n\n== History ==\nOld.\n\n== Government ==\nA council.\n")
     c = logged_in(setup["app"], setup["names"]["one"])
-    sid = setup["made"][0].id
+    sid = next(s.id for s in setup["made"] if s.article_title == "Marrowby" and s.section_path != ("Government",))
     c.post(f"/s/{sid}/decide", data={"csrf": token(c.get(f"/s/{sid}").data), "verdict": "move",
-                                     "section": "Government"})
+                                     "to_section": "Government"})
     row = setup["state"].suggestion(sid)
     assert (row["status"], row["section"]) == ("approved", "Government")
     (review,) = ReviewStore(setup["state"]).decisions(sid)

@@ -24,7 +24,7 @@ from flask import Flask, abort, flash, g, redirect, render_template, request, se
 
 from winellbot.config import Settings
 from winellbot.errors import WinellbotError
-from winellbot.review import security
+from winellbot.review import inputs, security
 from winellbot.review.present import present
 from winellbot.review.sessions import ReviewSessions
 from winellbot.review.wiki import LoginRefused, WikiAccount
@@ -32,7 +32,6 @@ from winellbot.state.db import State
 from winellbot.state.reviews import REASONS, STATUS_FILTERS, Decision, DecisionError, QueueFilter, ReviewStore
 
 PAGE_SIZE = 50
-FILTERS = ("wiki", "page", "section", "status")
 # One key per action (review.js); the same letters are the buttons' access keys.
 KEYS = {"approve": "a", "move": "m", "adopted": "d", "reject": "r", "skip": "s", "next": "n", "queue": "q"}
 REASON_LABELS = {"not_new": "not new", "insignificant": "insignificant", "off_topic": "off topic",
@@ -90,13 +89,13 @@ def _state() -> State:
 
 
 def _filters() -> QueueFilter:
-    values = {k: (request.values.get(k) or "").strip() for k in FILTERS}
-    values["status"] = values["status"] if values["status"] in STATUS_FILTERS else "open"
-    return QueueFilter(**values)
+    return inputs.queue_filter(request.args, _hostname(_ext()["settings"]))
 
 
 def _query(f: QueueFilter) -> str:
-    return urlencode({k: v for k, v in vars(f).items() if v and not (k == "status" and v == "open")})
+    # the wiki is always the page's own: not repeated in links
+    shown = {k: v for k, v in vars(f).items() if v and k != "wiki"}
+    return urlencode({k: v for k, v in shown.items() if not (k == "status" and v == "open")})
 
 
 def _with_query(url: str, f: QueueFilter) -> str:
@@ -126,6 +125,10 @@ def _login_routes(app: Flask) -> None:
 
     @app.post("/oauth/start")
     def oauth_start():
+        if not (_ext()["wiki"].key and _ext()["wiki"].secret):
+            flash("Logging in with OAuth is not configured on this tool (its operators set WINELLBOT_OAUTH_KEY "
+                  "and WINELLBOT_OAUTH_SECRET).")
+            return redirect(url_for("login"), code=303)
         redirect_to, token = _ext()["wiki"].oauth_start()
         session["request_token"] = list(token)
         return redirect(redirect_to)
@@ -154,9 +157,9 @@ def _review_routes(app: Flask) -> None:
     @security.login_required
     def queue():
         f, store, depth = _filters(), ReviewStore(_state()), _ext()["settings"].review.depth
-        offset = max(0, request.args.get("offset", 0, type=int))
-        rows = store.queue(f, depth=depth, limit=PAGE_SIZE, offset=offset, reviewer=session["user"])
         total = store.count(f, depth=depth, reviewer=session["user"])
+        offset = inputs.offset(request.args.get("offset", 0, type=int), total, PAGE_SIZE)
+        rows = store.queue(f, depth=depth, limit=PAGE_SIZE, offset=offset, reviewer=session["user"])
         return render_template("queue.html", rows=rows, total=total, offset=offset, page_size=PAGE_SIZE, f=f,
                                facets=store.facets(), statuses=list(STATUS_FILTERS), query=_query(f), keys=KEYS)
 
@@ -183,10 +186,12 @@ def _review_routes(app: Flask) -> None:
     def decide(suggestion_id: str):
         user = session["user"]
         _ext()["sessions"].require_standing(user)  # read anew: a block counts at once
+        row = inputs.of_this_wiki(_state().suggestion(suggestion_id), _hostname(_ext()["settings"]), suggestion_id)
         asked = request.form.get("verdict", "")
         verdict, section = asked, None
-        if asked == "move":  # approve into another section: the outline's path, as the form gives it
-            verdict, section = "approve", tuple(p for p in request.form.get("section", "").split(" > ") if p)
+        if asked == "move":  # approve into another section: one of the article's own, read now
+            verdict, section = "approve", inputs.target_section(_ext()["wiki"], row["page"],
+                                                                request.form.get("to_section", ""))
         reasons = tuple(request.form.getlist("reasons")) if verdict == "reject" else ()
         try:
             done = ReviewStore(_state()).decide(Decision(suggestion_id, user, verdict, reasons, section))
@@ -220,11 +225,8 @@ def _logged_in(name: str):
 
 
 def _shown(suggestion_id: str):
-    state = _state()
-    row = state.suggestion(suggestion_id)
-    if row is None:
-        abort(404, f"no suggestion {suggestion_id}")
-    s = _ext()["settings"]
+    state, s = _state(), _ext()["settings"]
+    row = inputs.of_this_wiki(state.suggestion(suggestion_id), _hostname(s), suggestion_id)
     try:
         current = _ext()["wiki"].article_text(row["page"])
     except WinellbotError:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import hmac
 import os
+import re
 import secrets
 import time
 from pathlib import Path
@@ -28,6 +29,9 @@ from flask import Flask, abort, current_app, g, request, session
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
        "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 SECRET_ENV = "WINELLBOT_REVIEW_SECRET_KEY"
+# Characters that change how text around them reads without showing themselves: bidirectional
+# controls (an override can make "txt.exe" read "exe.txt") and zero-width ones.
+INVISIBLE = re.compile("[\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 
 
 MAX_REQUEST_BYTES = 1_000_000  # a whole request's body; a decision's form is a few hundred bytes
@@ -65,6 +69,14 @@ def secret_key(settings) -> str:
         return key
 
 
+def visible(text):
+    """``text`` with each bidi control and zero-width character shown as a marker (``⟨U+202E⟩``), as a
+    diff tool shows them; the page's filter ``visible``. Only what the page shows changes."""
+    if not isinstance(text, str):
+        return text
+    return INVISIBLE.sub(lambda m: f"\u27e8U+{ord(m.group()):04X}\u27e9", text)
+
+
 def new_token() -> str:
     return secrets.token_urlsafe(32)
 
@@ -82,7 +94,8 @@ def login_required(view):
 
 
 def install(app: Flask) -> None:
-    """The CSRF check before every POST, and the headers after every answer."""
+    """The CSRF check before every POST, the headers after every answer, and the filter ``visible``."""
+    app.jinja_env.filters["visible"] = visible
 
     @app.before_request
     def _check() -> None:

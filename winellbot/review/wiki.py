@@ -11,7 +11,8 @@ Who the reviewer is comes from one of two logins:
   mwoauth does, whose token types and parser it uses; mwoauth's own calls have no timeout):
   :meth:`WikiAccount.oauth_start` sends the user to the wiki to allow the tool,
   :meth:`WikiAccount.oauth_finish` turns the wiki's answer into an access token and reads the user's
-  name from the identify endpoint (a JWT signed with the consumer's secret, checked as mwoauth checks it). The access token is not kept: the page acts on no one's behalf.
+  name from the identify endpoint (a JWT signed with the consumer's secret, checked as mwoauth checks
+  it). The access token is not kept: the page acts on no one's behalf.
 * **The wiki's own login API** (``action=clientlogin`` with a username and password), only for a
   wiki on 127.0.0.1 (the demo and the tests: a local MediaWiki has no OAuth extension):
   :meth:`WikiAccount.local_login`.
