@@ -10,8 +10,8 @@ import secrets
 import lxml.html
 import pytest
 
+from review_client import client_of, token
 from review_scene import queue_suggestions, suggestion
-from test_review_app import client_of, token
 from winellbot.config import Settings
 from winellbot.errors import WinellbotError
 from winellbot.review.app import create_app

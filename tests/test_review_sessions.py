@@ -9,8 +9,8 @@ import secrets
 import pytest
 from mariadb import mariadb, mariadb_url  # noqa: F401 - the fixtures
 
+from review_client import client_of, token
 from review_scene import queue_suggestions
-from test_review_app import client_of, token
 from winellbot.config import Settings
 from winellbot.review.app import create_app
 from winellbot.state.db import State

@@ -1,9 +1,15 @@
 """What makes the review page safe as a web page; each rule has a test that fails without it
-(tests/test_review_app.py).
+(tests/test_review_app.py, test_review_sessions.py, test_review_inputs.py).
 
-* **Login**: every page but the login's needs a reviewer in the session (:func:`login_required`).
+* **Login**: every page but the login's needs a reviewer whose session the server holds live
+  (:func:`login_required`; :mod:`winellbot.review.sessions`).
 * **CSRF**: every POST carries the token kept in the session (``csrf``), compared in constant time
-  before any handler runs; a POST without it, or with another, is refused with 400.
+  before any handler runs; a POST without it, or with another, is refused with 400, and that answer
+  sets no cookie (a token is made only for a page a browser GETs).
+* **Size**: a request's body at most :data:`MAX_REQUEST_BYTES`, a form field at most
+  :data:`MAX_FIELD_BYTES`: more is refused with 413 before it is read into memory.
+* **Invisible characters**: the filter ``visible`` shows bidi controls and zero-width characters as
+  markers in every text the templates show from a source, a model or the wiki.
 * **Headers** on every answer: a Content-Security-Policy that lets the page load scripts, styles and
   images only from the tool itself (no inline script or style, no plugins, no framing, forms only
   to the tool), ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: same-origin`` and
