@@ -18,6 +18,7 @@ import pytest
 from review_scene import HOSTILE_TEXT, hostile, queue_suggestions
 from winellbot.config import Settings
 from winellbot.review.app import create_app
+from winellbot.review.inputs import wiki_name
 from winellbot.review.wiki import WikiAccount
 from winellbot.state.db import State
 from winellbot.state.reviews import ReviewStore
@@ -40,7 +41,8 @@ def setup(local_wiki, reviewers, tmp_path):
     settings.wiki.username = local_wiki.credentials.bot_user
     settings.state.path = str(tmp_path / "state.sqlite")
     state = State(settings.state.path)
-    made = queue_suggestions(state, ["Quillhaven", "Marrowby"], per_page=4, extra=[hostile("Quillhaven")])
+    made = queue_suggestions(state, ["Quillhaven", "Marrowby"], per_page=4, extra=[hostile("Quillhaven")],
+                             wiki=wiki_name(local_wiki.api_url))
     app = create_app(settings, secret_key="test-" + secrets.token_hex(8))
     return {"settings": settings, "state": state, "app": app, "made": made, "names": reviewers}
 

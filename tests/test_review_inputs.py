@@ -15,7 +15,7 @@ from review_scene import queue_suggestions, suggestion
 from winellbot.config import Settings
 from winellbot.errors import WinellbotError
 from winellbot.review.app import create_app
-from winellbot.review.inputs import target_section
+from winellbot.review.inputs import target_section, wiki_name
 from winellbot.review.wiki import WikiAccount
 from winellbot.state.db import State
 from winellbot.state.reviews import ReviewStore
@@ -41,14 +41,15 @@ def setup(local_wiki, reviewer, tmp_path):
     settings.wiki.username = local_wiki.credentials.bot_user
     settings.state.path = str(tmp_path / "state.sqlite")
     state = State(settings.state.path)
-    made = queue_suggestions(state, [ARTICLE, "Marrowby"], per_page=3,
+    made = queue_suggestions(state, [ARTICLE, "Marrowby"], per_page=3, wiki=wiki_name(local_wiki.api_url),
                              extra=[suggestion(ARTICLE, TRICK, quote=TRICK, title="Port news\u200b")])
+    unnamed = queue_suggestions(state, ["Tarnwick"], per_page=1, wiki="", seed=5)
     elsewhere = queue_suggestions(state, ["Quillhaven"], per_page=2, wiki="de.wikipedia.org", seed=3)
     app = create_app(settings, secret_key="i-" + secrets.token_hex(8))
     c = client_of(app)
     r = c.post("/login/local", data={"csrf": token(c.get("/login").data), "username": NAME, "password": PASSWORD})
     assert r.status_code == 303
-    return {"state": state, "app": app, "c": c, "made": made, "elsewhere": elsewhere}
+    return {"state": state, "app": app, "c": c, "made": made, "elsewhere": elsewhere + unnamed}
 
 
 def listed(c, query: str = "") -> list[str]:
@@ -56,8 +57,9 @@ def listed(c, query: str = "") -> list[str]:
     return [href.split("/s/")[1].split("?")[0] for href in page.xpath('//table[@id="queue"]//a/@href')]
 
 
-def test_another_wikis_suggestion_is_neither_listed_nor_shown_nor_decided(setup):
-    c, other = setup["c"], setup["elsewhere"][0].id
+@pytest.mark.parametrize("which", [0, -1], ids=["another wiki", "no wiki recorded"])
+def test_another_wikis_suggestion_is_neither_listed_nor_shown_nor_decided(setup, which):
+    c, other = setup["c"], setup["elsewhere"][which].id
     assert listed(c) and other not in listed(c) and not listed(c, "?wiki=de.wikipedia.org&page=Quillhaven")
     assert c.get(f"/s/{other}").status_code == 404
     r = c.post(f"/s/{other}/decide", data={"csrf": token(c.get("/queue").data), "verdict": "approve"})

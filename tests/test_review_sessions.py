@@ -13,6 +13,7 @@ from review_client import client_of, token
 from review_scene import queue_suggestions
 from winellbot.config import Settings
 from winellbot.review.app import create_app
+from winellbot.review.inputs import wiki_name
 from winellbot.state.db import State
 from winellbot.state.reviews import ReviewStore
 from winellbot.state.sessions import SessionStore
@@ -35,7 +36,7 @@ def setup(local_wiki, reviewers, tmp_path):
     settings.wiki.username = local_wiki.credentials.bot_user
     settings.state.path = str(tmp_path / "state.sqlite")
     state = State(settings.state.path)
-    made = queue_suggestions(state, ["Quillhaven"], per_page=3)
+    made = queue_suggestions(state, ["Quillhaven"], per_page=3, wiki=wiki_name(local_wiki.api_url))
     app = create_app(settings, secret_key="s-" + secrets.token_hex(8))
     return {"settings": settings, "state": state, "app": app, "made": made}
 

@@ -89,7 +89,12 @@ def _state() -> State:
 
 
 def _filters() -> QueueFilter:
-    return inputs.queue_filter(request.args, _hostname(_ext()["settings"]))
+    return inputs.queue_filter(request.args, _wiki())
+
+
+def _wiki() -> str:
+    """The wiki this page reviews for, as the state names it; the only one whose suggestions it shows."""
+    return inputs.wiki_name(_ext()["settings"].wiki.api_url)
 
 
 def _query(f: QueueFilter) -> str:
@@ -186,7 +191,7 @@ def _review_routes(app: Flask) -> None:
     def decide(suggestion_id: str):
         user = session["user"]
         _ext()["sessions"].require_standing(user)  # read anew: a block counts at once
-        row = inputs.of_this_wiki(_state().suggestion(suggestion_id), _hostname(_ext()["settings"]), suggestion_id)
+        row = inputs.of_this_wiki(_state().suggestion(suggestion_id), _wiki(), suggestion_id)
         asked = request.form.get("verdict", "")
         verdict, section = asked, None
         if asked == "move":  # approve into another section: one of the article's own, read now
@@ -226,7 +231,7 @@ def _logged_in(name: str):
 
 def _shown(suggestion_id: str):
     state, s = _state(), _ext()["settings"]
-    row = inputs.of_this_wiki(state.suggestion(suggestion_id), _hostname(s), suggestion_id)
+    row = inputs.of_this_wiki(state.suggestion(suggestion_id), _wiki(), suggestion_id)
     try:
         current = _ext()["wiki"].article_text(row["page"])
     except WinellbotError:

@@ -1,8 +1,9 @@
 """What a request to the review page may ask for, checked before the state or the wiki is touched.
 
 * **One wiki**: the page lists and decides only suggestions recorded for the wiki it reads reviewers
-  on (``suggestions.wiki`` equal to the host of ``[wiki] api_url``, as the bot records it); another
-  wiki's suggestion is not found (404), whatever its id.
+  on (``suggestions.wiki`` equal to :func:`wiki_name` of ``[wiki] api_url``: its host, and port if
+  any, as the bot records the site it writes); another wiki's suggestion, or one recorded for no
+  wiki, is not found (404), whatever its id.
 * **Filters** come from the query string only, never from a form's fields, and each is cut to
   :data:`MAX_FILTER_CHARS` (no redirect carries more); the queue's ``offset`` is clamped to its pages.
 * **Another section** for an approval must be one the article has now, read from the wiki at the
@@ -11,6 +12,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from urllib.parse import urlsplit
 
 from flask import abort
 
@@ -21,6 +23,11 @@ from winellbot.state.reviews import STATUS_FILTERS, QueueFilter
 
 MAX_FILTER_CHARS = 300  # a title is at most 255 bytes; a section's path a few headings
 MAX_SECTION_CHARS = 1000
+
+
+def wiki_name(api_url: str) -> str:
+    """The wiki as the bot names it in the state (Pywikibot's ``site.hostname()``: host[:port])."""
+    return urlsplit(api_url).netloc.rsplit("@", 1)[-1].lower()
 
 
 def queue_filter(args: Mapping[str, str], wiki: str) -> QueueFilter:
