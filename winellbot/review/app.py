@@ -42,7 +42,8 @@ REASON_LABELS = {"not_new": "not new", "insignificant": "insignificant", "off_to
 def create_app(settings: Settings, *, wiki: WikiAccount | None = None, secret_key: str | None = None) -> Flask:
     """The review app for the state and wiki of ``settings``."""
     app = Flask(__name__)
-    app.config.update(security.cookie_settings(), SECRET_KEY=secret_key or security.secret_key(settings))
+    app.config.update(security.cookie_settings(), SECRET_KEY=secret_key or security.secret_key(settings),
+                      PERMANENT_SESSION_LIFETIME=settings.review.session_hours * 3600)
     wiki = wiki or account_for(settings)
     app.extensions["winellbot"] = {"settings": settings, "wiki": wiki, "shared_state": None,
                                    "sessions": ReviewSessions(settings, wiki, _state)}

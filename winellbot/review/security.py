@@ -49,7 +49,7 @@ def cookie_settings() -> dict:
     """The cookie's flags, and the limits on what a request may send (refused with 413 before any of
     it is parsed into memory)."""
     return {"SESSION_COOKIE_SECURE": True, "SESSION_COOKIE_HTTPONLY": True, "SESSION_COOKIE_SAMESITE": "Lax",
-            "SESSION_COOKIE_NAME": "winellbot_review", "PERMANENT_SESSION_LIFETIME": 12 * 3600,
+            "SESSION_COOKIE_NAME": "winellbot_review",
             "MAX_CONTENT_LENGTH": MAX_REQUEST_BYTES, "MAX_FORM_MEMORY_SIZE": MAX_FIELD_BYTES,
             "MAX_FORM_PARTS": MAX_FORM_PARTS}
 
