@@ -5,15 +5,16 @@ Routes, in the order a reviewer meets them::
     GET  /login               log in: OAuth (the wiki's Extension:OAuth) or, for a wiki on 127.0.0.1, the wiki's login
     POST /oauth/start         -> the wiki, to allow the tool      GET /oauth/callback  <- back from it
     POST /login/local         the wiki's own login (127.0.0.1 only)
-    GET  /queue               the queue, best estimate first; filters: wiki, page, section, status
+    GET  /queue               the queue, best estimate first; filters (query string): page, section, status
     GET  /next                the first suggestion of the queue (with the same filters) not yet decided or skipped
     GET  /s/<id>              one suggestion as its talk post would show it, beside the section now and the source
     POST /s/<id>/decide       approve | approve into another section | adopted | reject (reasons) | skip
     POST /logout
 
-Every page but the login needs a logged-in reviewer; every POST needs the session's CSRF token;
-every decision first reads the reviewer's standing on the wiki (a block or a lost right counts at
-once). The page writes only the state (:class:`winellbot.state.reviews.ReviewStore`); the bot posts
+Every page but the login needs a logged-in reviewer whose session the server holds live
+(:mod:`winellbot.review.sessions`); every POST needs the session's CSRF token; every decision first
+reads the reviewer's standing on the wiki (a block or a lost right counts at once). Only the
+configured wiki's suggestions are listed, shown and decided (:mod:`winellbot.review.inputs`). The page writes only the state (:class:`winellbot.state.reviews.ReviewStore`); the bot posts
 what was approved. Security headers and cookie settings: :mod:`winellbot.review.security`.
 """
 from __future__ import annotations
