@@ -165,3 +165,32 @@ def test_the_session_store_on_each_engine(state):
     assert "longest life" in store.check(b, "Ann").why
     c = store.start("Ann")
     assert store.end_reviewer("Ann", "blocked") == 1 and not store.check(c, "Ann").live
+
+
+def test_logout_and_a_block_end_sessions_on_a_mariadb_state_too(local_wiki, reviewers, mariadb_url):
+    settings = Settings()
+    settings.wiki.api_url = local_wiki.api_url
+    settings.state.url = mariadb_url
+    queue_suggestions(State(url=mariadb_url), ["Quillhaven"], per_page=2, wiki=wiki_name(local_wiki.api_url))
+    app = create_app(settings, secret_key="m-" + secrets.token_hex(8))
+    c = login(app, NAMES["one"])
+    copied = cookie_of(c)
+    assert c.get("/queue").status_code == 200
+    c.post("/logout", data={"csrf": token(c.get("/queue").data)})
+    assert with_cookie(app, copied).get("/queue").status_code == 302
+    blocked = login(app, NAMES["blocked"])
+    local_wiki.block(NAMES["blocked"])
+    try:
+        sid = first_item(blocked)
+        r = blocked.post(f"/s/{sid}/decide", data={"csrf": token(blocked.get(f"/s/{sid}").data), "verdict": "skip"})
+        assert r.status_code == 403
+    finally:
+        local_wiki.unblock(NAMES["blocked"])
+    assert blocked.get("/queue").status_code == 302
+    rows = State(url=mariadb_url).db.query("select reviewer, ended_why from review_sessions order by started")
+    assert [(r["reviewer"], r["ended_why"]) for r in rows] == [
+        (NAMES["one"], "logged out"), (NAMES["blocked"], f"{NAMES['blocked']} is blocked on the wiki (fixture)")]
+
+
+def first_item(c) -> str:
+    return c.get("/next").headers["Location"].split("/s/")[1].split("?")[0]
