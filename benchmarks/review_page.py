@@ -39,6 +39,7 @@ from winellbot.config import Settings, dump_settings
 from winellbot.localwiki import LocalWiki, free_port, serving
 from winellbot.processes import Children, stopping_on_signals
 from winellbot.models import Citation, Document, Edit, PipelineResult, Suggestion, Update
+from winellbot.review.inputs import wiki_name
 from winellbot.state.db import Measured, State
 from winellbot.state.reviews import ReviewStore
 
@@ -67,7 +68,7 @@ def _bench(args, wiki: LocalWiki, scratch: Path) -> dict:
     titles = [f"Benchtown {i:04d}" for i in range(args.articles)]
     _wiki_pages(wiki, settings, titles)
     state = State(settings.state.path)
-    _queue(state, titles, args.items, random.Random(args.seed))
+    _queue(state, titles, args.items, random.Random(args.seed), wiki_name(wiki.api_url))
     config = scratch / "winellbot.toml"
     config.write_text(dump_settings(settings), encoding="utf-8")
     env = {**os.environ, "WINELLBOT_BOT_PASSWORD": wiki.credentials.bot_password,
@@ -125,8 +126,9 @@ def _wiki_pages(wiki: LocalWiki, settings: Settings, titles: list[str]) -> None:
         wiki.create_user(name, PASSWORD)
 
 
-def _queue(state: State, titles: list[str], items: int, rng: random.Random) -> None:
-    """``items`` suggestions spread over ``titles``, recorded as the bot records them (one result per article)."""
+def _queue(state: State, titles: list[str], items: int, rng: random.Random, wiki: str) -> None:
+    """``items`` suggestions spread over ``titles``, recorded as the bot records them (one result per article),
+    for ``wiki`` (the local wiki's name, as the bot and the page name it)."""
     run = state.start_run("offline")
     per = {t: [] for t in titles}
     for i in range(items):
@@ -138,7 +140,7 @@ def _queue(state: State, titles: list[str], items: int, rng: random.Random) -> N
         per[title].append(Suggestion(title, 1, section, None, Edit("", fact, fact, Citation(url, f"Report {i}")),
                                      Update(fact, section, fact, doc, reason="the sentence brings figures")))
     for title, made in per.items():
-        measured = {s.id: Measured(round(rng.random(), 4), {"words": rng.random()}, "127.0.0.1") for s in made}
+        measured = {s.id: Measured(round(rng.random(), 4), {"words": rng.random()}, wiki) for s in made}
         state.record_result(run, title, PipelineResult(suggestions=tuple(made)), measured)
     state.finish_run(run)
 

@@ -18,6 +18,7 @@ import pytest
 from review_scene import HOSTILE_TEXT, hostile, queue_suggestions
 from winellbot.config import Settings
 from winellbot.review.app import create_app
+from winellbot.review.inputs import wiki_name
 from winellbot.review.wiki import WikiAccount
 from winellbot.state.db import State
 from winellbot.state.reviews import ReviewStore
@@ -40,7 +41,8 @@ def setup(local_wiki, reviewers, tmp_path):
     settings.wiki.username = local_wiki.credentials.bot_user
     settings.state.path = str(tmp_path / "state.sqlite")
     state = State(settings.state.path)
-    made = queue_suggestions(state, ["Quillhaven", "Marrowby"], per_page=4, extra=[hostile("Quillhaven")])
+    made = queue_suggestions(state, ["Quillhaven", "Marrowby"], per_page=4, extra=[hostile("Quillhaven")],
+                             wiki=wiki_name(local_wiki.api_url))
     app = create_app(settings, secret_key="test-" + secrets.token_hex(8))
     return {"settings": settings, "state": state, "app": app, "made": made, "names": reviewers}
 
@@ -112,9 +114,10 @@ def test_reject_with_the_rubric_reasons_is_a_row(setup):
     assert decide(c, setup["made"][2].id, "reject", reasons=["made_up"]).status_code == 400
 
 
-def test_approve_into_another_section_moves_it(setup):
+def test_approve_into_another_section_moves_it(setup, local_wiki):
+    local_wiki.edit("Marrowby", "Marrowby is a town.\n\n== History ==\nOld.\n\n== Government ==\nA council.\n")
     c = logged_in(setup["app"], setup["names"]["one"])
-    sid = setup["made"][0].id
+    sid = next(s.id for s in setup["made"] if s.article_title == "Marrowby" and s.section_path != ("Government",))
     c.post(f"/s/{sid}/decide", data={"csrf": token(c.get(f"/s/{sid}").data), "verdict": "move",
                                      "to_section": "Government"})
     row = setup["state"].suggestion(sid)

@@ -63,7 +63,8 @@ def served(scene):
     assert real, "the cycle found nothing to review"
     state.db.execute("update suggestions set estimate = 0.99 where id = ?", [real[0]["id"]])  # first in the queue
     bad = hostile(scene["opted"])
-    queue_suggestions(state, ["Farther Town", "Nearer Town", "Middle Town"], per_page=3, extra=[bad])
+    queue_suggestions(state, ["Farther Town", "Nearer Town", "Middle Town"], per_page=3, extra=[bad],
+                      wiki=real[0]["wiki"])  # the wiki the cycle recorded, the page's own
     state.db.execute("update suggestions set estimate = 0.01 where id = ?", [bad.id])  # last: opened by hand
     app = create_app(s, secret_key="browser-test-key-0123456789abcdef")
     server = make_server("127.0.0.1", 0, app, threaded=True)

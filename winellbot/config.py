@@ -246,6 +246,10 @@ class ReviewSettings:
     # Logging in with the wiki's own login API (username and password) instead of OAuth: honoured only
     # for a wiki on 127.0.0.1 (the demo and the tests), refused for any other.
     local_login: bool = True
+    # A reviewer's session on the review page ends on the server after this long without a request
+    # (minutes), and at the latest this long after its login (hours), whatever the cookie says.
+    session_idle_minutes: float = setting(60.0, at_least=1, at_most=1440)
+    session_hours: float = setting(12.0, above=0, at_most=168)
 
 
 @dataclass

@@ -5,7 +5,7 @@ Routes, in the order a reviewer meets them::
     GET  /login               log in: OAuth (the wiki's Extension:OAuth) or, for a wiki on 127.0.0.1, the wiki's login
     POST /oauth/start         -> the wiki, to allow the tool      GET /oauth/callback  <- back from it
     POST /login/local         the wiki's own login (127.0.0.1 only)
-    GET  /queue               the queue, best estimate first; filters: wiki, page, section, status
+    GET  /queue               the queue, best estimate first; filters (query string): page, section, status
     GET  /next                the first suggestion of the queue (with the same filters) not yet decided or skipped
     GET  /s/<id>              one suggestion as its talk post would show it, beside the section now, the source's
                               passage, the whole article, and what else is posted or queued for it
@@ -14,9 +14,10 @@ Routes, in the order a reviewer meets them::
     POST /s/<id>/preview, /undo, GET /skipped ...   the reviewer's own hand: winellbot/review/revise.py
     POST /logout
 
-Every page but the login needs a logged-in reviewer; every POST needs the session's CSRF token;
-every decision first reads the reviewer's standing on the wiki (a block or a lost right counts at
-once). The page writes only the state (:class:`winellbot.state.reviews.ReviewStore`); the bot posts
+Every page but the login needs a logged-in reviewer whose session the server holds live
+(:mod:`winellbot.review.sessions`); every POST needs the session's CSRF token; every decision first
+reads the reviewer's standing on the wiki (a block or a lost right counts at once). Only the
+configured wiki's suggestions are listed, shown and decided (:mod:`winellbot.review.inputs`). The page writes only the state (:class:`winellbot.state.reviews.ReviewStore`); the bot posts
 what was approved. Security headers and cookie settings: :mod:`winellbot.review.security`.
 """
 from __future__ import annotations
@@ -28,16 +29,16 @@ from flask import Flask, abort, flash, g, redirect, render_template, request, se
 from winellbot.config import Settings
 from winellbot.errors import WinellbotError
 from winellbot.posting import resolve_style
+from winellbot.review import inputs, revise, security
 from winellbot.review.context import where_it_goes
-from winellbot.review import revise, security
 from winellbot.review.present import Shown, present
-from winellbot.review.visible import visible, without_hidden
+from winellbot.review.sessions import ReviewSessions
+from winellbot.review.visible import without_hidden
 from winellbot.review.wiki import LoginRefused, WikiAccount
 from winellbot.state.db import State
 from winellbot.state.reviews import MAX_NOTE, REASONS, STATUS_FILTERS, Decision, DecisionError, QueueFilter, ReviewStore
 
 PAGE_SIZE = 50
-FILTERS = ("wiki", "page", "section", "status")
 # One key per action (review.js); the same letters are the buttons' access keys.
 KEYS = {"approve": "a", "revise": "e", "move": "m", "adopted": "d", "copy": "c", "reject": "r", "skip": "s",
         "undo": "u", "next": "n", "queue": "q"}
@@ -51,11 +52,12 @@ ARTICLE_SECONDS = 30  # how long an article read from the wiki is reused (workin
 def create_app(settings: Settings, *, wiki: WikiAccount | None = None, secret_key: str | None = None) -> Flask:
     """The review app for the state and wiki of ``settings``."""
     app = Flask(__name__)
-    app.config.update(security.cookie_settings(), SECRET_KEY=secret_key or security.secret_key(settings))
-    app.extensions["winellbot"] = {"settings": settings, "wiki": wiki or account_for(settings),
-                                   "shared_state": None, "articles": {}}
+    app.config.update(security.cookie_settings(), SECRET_KEY=secret_key or security.secret_key(settings),
+                      PERMANENT_SESSION_LIFETIME=settings.review.session_hours * 3600)
+    wiki = wiki or account_for(settings)
+    app.extensions["winellbot"] = {"settings": settings, "wiki": wiki, "shared_state": None, "articles": {},
+                                   "sessions": ReviewSessions(settings, wiki, _state)}
     security.install(app)
-    app.add_template_filter(visible)
     app.add_template_filter(without_hidden)
     app.context_processor(lambda: {"keys": KEYS, "depth": settings.review.depth, "last": _last_decision()})
     _routes(app)
@@ -99,13 +101,18 @@ def _state() -> State:
 
 
 def _filters() -> QueueFilter:
-    values = {k: (request.values.get(k) or "").strip() for k in FILTERS}
-    values["status"] = values["status"] if values["status"] in STATUS_FILTERS else "open"
-    return QueueFilter(**values)
+    return inputs.queue_filter(request.args, _wiki())
+
+
+def _wiki() -> str:
+    """The wiki this page reviews for, as the state names it; the only one whose suggestions it shows."""
+    return inputs.wiki_name(_ext()["settings"].wiki.api_url)
 
 
 def _query(f: QueueFilter) -> str:
-    return urlencode({k: v for k, v in vars(f).items() if v and not (k == "status" and v == "open")})
+    # the wiki is always the page's own: not repeated in links
+    shown = {k: v for k, v in vars(f).items() if v and k != "wiki"}
+    return urlencode({k: v for k, v in shown.items() if not (k == "status" and v == "open")})
 
 
 def _with_query(url: str, f: QueueFilter) -> str:
@@ -138,9 +145,7 @@ def _last_decision() -> dict | None:
 
 
 def _may_decide() -> None:
-    ok, why = _ext()["wiki"].standing(session["user"]).may_review(_ext()["settings"].review.reviewers)
-    if not ok:
-        abort(403, why)
+    _ext()["sessions"].require_standing(session["user"])  # read anew: a block counts at once
 
 
 def _login_routes(app: Flask) -> None:
@@ -158,6 +163,10 @@ def _login_routes(app: Flask) -> None:
 
     @app.post("/oauth/start")
     def oauth_start():
+        if not (_ext()["wiki"].key and _ext()["wiki"].secret):
+            flash("Logging in with OAuth is not configured on this tool (its operators set WINELLBOT_OAUTH_KEY "
+                  "and WINELLBOT_OAUTH_SECRET).")
+            return redirect(url_for("login"), code=303)
         redirect_to, token = _ext()["wiki"].oauth_start()
         session["request_token"] = list(token)
         return redirect(redirect_to)
@@ -177,7 +186,7 @@ def _login_routes(app: Flask) -> None:
 
     @app.post("/logout")
     def logout():
-        session.clear()
+        _ext()["sessions"].end("logged out")
         return redirect(url_for("login"))
 
 
@@ -187,9 +196,9 @@ def _review_routes(app: Flask) -> None:
     def queue():
         f, store = _filters(), ReviewStore(_state())
         depth = _depth(f)
-        offset = max(0, request.args.get("offset", 0, type=int))
-        rows = store.queue(f, depth=depth, limit=PAGE_SIZE, offset=offset, reviewer=session["user"])
         total = store.count(f, depth=depth, reviewer=session["user"])
+        offset = inputs.offset(request.args.get("offset", 0, type=int), total, PAGE_SIZE)
+        rows = store.queue(f, depth=depth, limit=PAGE_SIZE, offset=offset, reviewer=session["user"])
         return render_template("queue.html", rows=rows, total=total, offset=offset, page_size=PAGE_SIZE, f=f,
                                facets=store.facets(), statuses=list(STATUS_FILTERS), query=_query(f), keys=KEYS)
 
@@ -212,19 +221,21 @@ def _review_routes(app: Flask) -> None:
     @security.login_required
     def decide(suggestion_id: str):
         user = session["user"]
-        _may_decide()
+        _ext()["sessions"].require_standing(user)  # read anew: a block counts at once
+        row = inputs.of_this_wiki(_state().suggestion(suggestion_id), _wiki(), suggestion_id)
         asked = request.form.get("verdict", "")
         note = " ".join(request.form.get("note", "").split())[:MAX_NOTE]
         if asked == "revise":
-            row, suggestion, shown = _shown_for(suggestion_id)
+            _, suggestion, shown = _shown_for(suggestion_id)
             form = revise.revision_from(request.form, shown, _ext()["settings"].wiki.language)
             if form.problems:
                 return _item_page(shown, revision=form), 422
             decision = revise.decision_of(form, suggestion_id, user, shown)
         else:
             verdict, section = asked, None
-            if asked == "move":  # approve into another section: the outline's path, as the form gives it
-                verdict, section = "approve", tuple(p for p in request.form.get("to_section", "").split(" > ") if p)
+            if asked == "move":  # approve into another section: one of the article's own, read now
+                verdict, section = "approve", inputs.target_section(_ext()["wiki"], row["page"],
+                                                                    request.form.get("to_section", ""))
             reasons = tuple(request.form.getlist("reasons")) if verdict == "reject" else ()
             decision = Decision(suggestion_id, user, verdict, reasons, section, note=note)
         try:
@@ -245,7 +256,7 @@ def _error_pages(app: Flask) -> None:
     def failed(exc):
         return render_template("error.html", code=502, message=str(exc)), 502
 
-    for code in (400, 403, 404):
+    for code in (400, 403, 404, 413):
         app.register_error_handler(code, lambda exc, code=code: (
             render_template("error.html", code=code, message=getattr(exc, "description", str(exc))), code))
 
@@ -254,9 +265,7 @@ def _logged_in(name: str):
     ok, why = _ext()["wiki"].standing(name).may_review(_ext()["settings"].review.reviewers)
     if not ok:
         raise LoginRefused(why)
-    session.clear()
-    session["user"] = name
-    session["csrf"] = security.new_token()
+    _ext()["sessions"].begin(name, security.new_token())
     return redirect(url_for("next_item"), code=303)
 
 
@@ -268,11 +277,8 @@ def _item_page(shown: Shown, **extra):
 
 def _shown_for(suggestion_id: str):
     """The suggestion's state row, the suggestion, and what the item page shows of it."""
-    state = _state()
-    row = state.suggestion(suggestion_id)
-    if row is None:
-        abort(404, f"no suggestion {suggestion_id}")
-    s = _ext()["settings"]
+    state, s = _state(), _ext()["settings"]
+    row = inputs.of_this_wiki(state.suggestion(suggestion_id), _wiki(), suggestion_id)
     current = _article(row["page"])
     source = state.source(row["url"]) if row.get("url") else None
     suggestion = state.load_suggestion(row)

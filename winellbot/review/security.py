@@ -1,9 +1,15 @@
 """What makes the review page safe as a web page; each rule has a test that fails without it
-(tests/test_review_app.py).
+(tests/test_review_app.py, test_review_sessions.py, test_review_inputs.py).
 
-* **Login**: every page but the login's needs a reviewer in the session (:func:`login_required`).
+* **Login**: every page but the login's needs a reviewer whose session the server holds live
+  (:func:`login_required`; :mod:`winellbot.review.sessions`).
 * **CSRF**: every POST carries the token kept in the session (``csrf``), compared in constant time
-  before any handler runs; a POST without it, or with another, is refused with 400.
+  before any handler runs; a POST without it, or with another, is refused with 400, and that answer
+  sets no cookie (a token is made only for a page a browser GETs).
+* **Size**: a request's body at most :data:`MAX_REQUEST_BYTES`, a form field at most
+  :data:`MAX_FIELD_BYTES`: more is refused with 413 before it is read into memory.
+* **Invisible characters**: the filter ``visible`` shows bidi controls and zero-width characters as
+  markers in every text the templates show from a source, a model or the wiki.
 * **Headers** on every answer: a Content-Security-Policy that lets the page load scripts, styles and
   images only from the tool itself (no inline script or style, no plugins, no framing, forms only
   to the tool), ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: same-origin`` and
@@ -23,16 +29,29 @@ import secrets
 import time
 from pathlib import Path
 
-from flask import Flask, abort, g, redirect, request, session, url_for
+from flask import Flask, abort, current_app, g, request, session
+
+from winellbot.review.visible import visible
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
        "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 SECRET_ENV = "WINELLBOT_REVIEW_SECRET_KEY"
+# Characters that change how text around them reads without showing themselves: bidirectional
+# controls (an override can make "txt.exe" read "exe.txt") and zero-width ones.
+
+
+MAX_REQUEST_BYTES = 1_000_000  # a whole request's body; a decision's form is a few hundred bytes
+MAX_FIELD_BYTES = 100_000  # one form field (a revised text is a few kB)
+MAX_FORM_PARTS = 100
 
 
 def cookie_settings() -> dict:
+    """The cookie's flags, and the limits on what a request may send (refused with 413 before any of
+    it is parsed into memory)."""
     return {"SESSION_COOKIE_SECURE": True, "SESSION_COOKIE_HTTPONLY": True, "SESSION_COOKIE_SAMESITE": "Lax",
-            "SESSION_COOKIE_NAME": "winellbot_review", "PERMANENT_SESSION_LIFETIME": 12 * 3600}
+            "SESSION_COOKIE_NAME": "winellbot_review",
+            "MAX_CONTENT_LENGTH": MAX_REQUEST_BYTES, "MAX_FORM_MEMORY_SIZE": MAX_FIELD_BYTES,
+            "MAX_FORM_PARTS": MAX_FORM_PARTS}
 
 
 def secret_key(settings) -> str:
@@ -61,16 +80,21 @@ def new_token() -> str:
 
 
 def login_required(view):
+    """Only for a reviewer whose session the server holds live and whose standing is good
+    (:class:`winellbot.review.sessions.ReviewSessions`)."""
     @functools.wraps(view)
     def wrapped(*args, **kwargs):
-        if not session.get("user"):
-            return redirect(url_for("login"))
+        refused = current_app.extensions["winellbot"]["sessions"].refused()
+        if refused is not None:
+            return refused
         return view(*args, **kwargs)
     return wrapped
 
 
 def install(app: Flask) -> None:
-    """The CSRF check before every POST, and the headers after every answer."""
+    """The CSRF check before every POST, the headers after every answer, and the filter ``visible``
+    (:mod:`winellbot.review.visible`)."""
+    app.jinja_env.filters["visible"] = visible
 
     @app.before_request
     def _check() -> None:
@@ -82,9 +106,11 @@ def install(app: Flask) -> None:
 
     @app.context_processor
     def _token() -> dict:
-        if "csrf" not in session:
+        # Only a page a browser asks for makes a token: the answer to a refused POST (a cross-site form,
+        # whose browser sent no cookie) must not set a fresh cookie over the reviewer's.
+        if "csrf" not in session and request.method == "GET":
             session["csrf"] = new_token()
-        return {"csrf_token": session["csrf"], "user": session.get("user", "")}
+        return {"csrf_token": session.get("csrf", ""), "user": session.get("user", "")}
 
     @app.after_request
     def _headers(response):

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from winellbot.state.outcomes import migrate_006
 from winellbot.state.reviews import migrate_010
 from winellbot.state.revisions import migrate_011
+from winellbot.state.sessions import migrate_012
 
 
 def _m001_initial(schema) -> None:
@@ -116,6 +117,10 @@ def _m010_review(schema) -> None:
 def _m011_revisions(schema) -> None:
     # Reviewers' wording, notes and undos (winellbot/state/revisions.py): the edit data the bot lacks.
     migrate_011(schema)
+def _m012_review_sessions(schema) -> None:
+    # The review page's sessions, which logout, a block, a lost right or a timeout end on the server
+    # (winellbot/state/sessions.py).
+    migrate_012(schema)
 
 
 MIGRATIONS: list[tuple[str, Callable[..., None]]] = [
@@ -130,4 +135,5 @@ MIGRATIONS: list[tuple[str, Callable[..., None]]] = [
     ("009_long_source_urls", _m009_long_source_urls),
     ("010_review", _m010_review),
     ("011_revisions", _m011_revisions),
+    ("012_review_sessions", _m012_review_sessions),
 ]
