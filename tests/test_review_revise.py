@@ -13,6 +13,7 @@ import pytest
 from review_scene import queue_suggestions, suggestion
 from winellbot.config import Settings
 from winellbot.review.app import create_app
+from winellbot.review.inputs import wiki_name
 from winellbot.state.db import State
 from winellbot.state.reviews import ReviewStore
 from winellbot.state.revisions import RevisionStore
@@ -41,7 +42,7 @@ def page(local_wiki, reviser, tmp_path):
     state = State(settings.state.path)
     s = suggestion("Lowmere", "The new ferry terminal opened to passengers on 3 March 2026.",
                    section=("Transport",), quote="The new ferry terminal opened to passengers on 3 March 2026.")
-    made = queue_suggestions(state, ["Marrowby"], per_page=2, extra=[s])
+    made = queue_suggestions(state, ["Marrowby"], per_page=2, extra=[s], wiki=wiki_name(local_wiki.api_url))
     state.record_source(s.update.document.url, original_url=s.update.document.url, title="Ferry news",
                         publisher="Westmark Gazette", published="2026-03-03", status="ok", error=None,
                         content_hash="x", text=PASSAGE)
@@ -157,13 +158,13 @@ def test_skipped_items_are_listed_and_brought_back(page):
 def test_invisible_characters_are_shown_as_markers(page):
     c, state = page["c"], page["state"]
     s = suggestion("Lowmere", "The mayor\u202e resigned\u200b in 2026.", section=("History",))
-    queue_suggestions(state, [], extra=[s])
+    queue_suggestions(state, [], extra=[s], wiki=wiki_name(page["settings"].wiki.api_url))
     html = c.get(f"/s/{s.id}").data.decode()
     assert "\u202e" not in html and "\u200b" not in html
     assert "\u27e8U+202E\u27e9" in html and "\u27e8U+200B\u27e9" in html
 
 
-def test_the_queue_page_has_a_heading_and_says_all_wikis(page):
+def test_the_queue_page_has_a_heading_and_names_its_wiki(page):
     html = lxml.html.fromstring(page["c"].get("/queue").data)
-    assert html.xpath("//h1") and html.xpath('//select[@name="wiki"]/option[1]/text()') == ["all wikis"]
+    assert html.xpath("//h1") and html.xpath('string(//*[@id="wiki"])') == wiki_name(page["settings"].wiki.api_url)
     assert "(unknown)" not in page["c"].get("/queue").data.decode()
