@@ -31,7 +31,8 @@ pytestmark = pytest.mark.slow
 def procfile() -> dict[str, str]:
     """The Procfile's processes: type -> command."""
     lines = (ROOT / "Procfile").read_text(encoding="utf-8").splitlines()
-    return dict((kind.strip(), command.strip()) for kind, command in (line.split(":", 1) for line in lines if line.strip()))
+    pairs = (line.split(":", 1) for line in lines if line.strip())
+    return {kind.strip(): command.strip() for kind, command in pairs}
 
 
 @pytest.fixture(scope="session")
