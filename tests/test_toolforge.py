@@ -2,7 +2,10 @@
 health check that tells a live job from a dead or stuck one (run as the jobs framework runs it).
 
 Toolforge itself cannot be reached from here; the build script is exercised by tests/test_wheel.py
-(offline, with PIP_NO_INDEX), and the User-Agent against the local wiki.
+(offline, with PIP_NO_INDEX), and the User-Agent against the local wiki. For the Build Service path: the
+files the buildpack reads (requirements.txt, .python-version, Procfile), the image's job files and
+deploy.sh (against a `toolforge` command that records its calls); tests/test_image.py builds the image's
+stand-in and starts its processes.
 """
 from __future__ import annotations
 
