@@ -273,6 +273,32 @@ def test_the_requirements_pin_the_cpu_torch_and_the_models_by_sha256_without_the
     assert (ROOT / ".python-version").read_text().strip() == "3.11"
 
 
+def test_the_image_build_keeps_a_pinned_download_and_stops_on_a_changed_one(tmp_path, monkeypatch):
+    """packaging/image-assets fetches mpnet's pieces and the vectors itself: a file that is not the pinned
+    one stops the build and is not kept; the pinned one is kept under its hash and not fetched again."""
+    import hashlib
+
+    from search_http import LocalServer, Reply
+
+    sys.path.insert(0, str(ROOT / "packaging" / "image-assets"))
+    try:
+        import image_assets
+    finally:
+        sys.path.pop(0)
+    monkeypatch.setenv("WINELLBOT_DOWNLOADS", str(tmp_path / "downloads"))
+    good = b"the pinned bytes"
+    pinned = hashlib.sha256(good).hexdigest()
+    with LocalServer() as srv:
+        srv.routes["/changed"] = Reply(body=b"other bytes", content_type="application/octet-stream")
+        srv.routes["/good"] = Reply(body=good, content_type="application/octet-stream")
+        with pytest.raises(RuntimeError, match="not the pinned file"):
+            image_assets.fetch(srv.url + "/changed", pinned)
+        assert not any((tmp_path / "downloads").iterdir())
+        assert image_assets.fetch(srv.url + "/good", pinned).read_bytes() == good
+        assert image_assets.fetch(srv.url + "/changed", pinned).read_bytes() == good  # kept: not fetched again
+        assert [seen.path for seen in srv.requests] == ["/changed", "/good"]
+
+
 def _fake_toolforge(tmp_path, status: str) -> dict[str, str]:
     """A `toolforge` on PATH that records its calls and answers `build show` with ``status``."""
     bin_dir = tmp_path / "bin"
