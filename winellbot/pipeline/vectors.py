@@ -23,7 +23,17 @@ import tarfile
 from collections.abc import Mapping
 from pathlib import Path
 
-DEFAULT_PATH = Path(os.environ.get("WINELLBOT_VECTORS", Path.home() / ".cache" / "winellbot" / "glove100.npz"))
+
+def _default_path() -> Path:
+    """``$WINELLBOT_VECTORS``; else the environment's own copy (``<prefix>/share/winellbot/glove100.npz``, where
+    the container image's build puts it: packaging/image-assets); else the user's cache, where setup.sh puts it."""
+    if os.environ.get("WINELLBOT_VECTORS"):
+        return Path(os.environ["WINELLBOT_VECTORS"])
+    shipped = Path(sys.prefix) / "share" / "winellbot" / "glove100.npz"
+    return shipped if shipped.is_file() else Path.home() / ".cache" / "winellbot" / "glove100.npz"
+
+
+DEFAULT_PATH = _default_path()
 _PLAIN = re.compile(r"[a-z]+|\d[\d.]*")
 
 
@@ -68,7 +78,7 @@ class WordVectors:
 
 @functools.lru_cache(maxsize=1)
 def default_vectors() -> WordVectors | None:
-    """The installed vectors (``WINELLBOT_VECTORS`` or the user cache), or None when not installed."""
+    """The installed vectors (at ``DEFAULT_PATH``), or None when not installed."""
     if not DEFAULT_PATH.is_file():
         return None
     try:
