@@ -192,3 +192,114 @@ def _text(scene, title: str) -> str:
 
     r = requests.get(scene["wiki"].base_url + "/index.php", params={"title": title, "action": "raw"}, timeout=30)
     return r.text if r.status_code == 200 else ""
+
+
+def _login(browser, url: str) -> None:
+    browser.get(f"{url}/login")
+    browser.find_element("id", "username").send_keys("Browser Reviewer")
+    browser.find_element("id", "password").send_keys(PASSWORD)
+    browser.find_element("id", "login").click()
+
+
+def _type(driver, text: str) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    ActionChains(driver).key_down(Keys.CONTROL).send_keys("a").key_up(Keys.CONTROL).send_keys(Keys.DELETE) \
+        .send_keys(text).perform()
+
+
+def test_a_reviewer_revises_previews_approves_and_undoes_by_keyboard(served, browser):
+    """Revise (e), type the wording and a note, preview, approve; a hostile wording is refused in words;
+    undo before the post leaves the talk page as it was; the revision is posted once in the reviewer's
+    words with the note; undo after the post withdraws it once; the cited wikitext is copied by one key;
+    the single keys can be turned off."""
+    from selenium.webdriver.common.keys import Keys
+
+    url, state, opted = served["url"], served["state"], served["opted"]
+    mayor = next(r["id"] for r in state.suggestions(page=opted, status="proposed") if "Maria Olsen" in r["update_text"])
+    other = next(r["id"] for r in state.suggestions(page="Farther Town", status="proposed"))
+    _login(browser, url)
+    browser.get(f"{url}/s/{mayor}")
+    press_focus(browser, "e")
+    assert browser.switch_to.active_element.get_attribute("id") == "text"
+    _type(browser, "In March 2026 the town chose Maria Olsen as mayor.")
+    browser.switch_to.active_element.send_keys(Keys.TAB)  # the section list: the suggested one is selected
+    browser.switch_to.active_element.send_keys(Keys.TAB)  # the note
+    browser.switch_to.active_element.send_keys("Checked against the Gazette.")
+    old = browser.find_element("tag name", "html")
+    browser.find_element("id", "preview").send_keys(Keys.ENTER)
+    _wait_new_page(browser, old)
+    assert "In March 2026 the town chose Maria Olsen as mayor." in browser.find_element("id", "preview-wikitext") \
+        .get_attribute("textContent")
+    assert "Browser Reviewer" in browser.find_element("id", "preview-html").text
+    assert not ReviewStore(state).decisions(mayor)  # a preview records nothing
+    old = browser.find_element("tag name", "html")
+    browser.find_element("id", "revise-approve").send_keys(Keys.ENTER)
+    _wait_new_page(browser, old)
+    _until(lambda: state.suggestion(mayor)["status"] == "approved", lambda: browser.page_source[-3000:])
+
+    browser.get(f"{url}/s/{other}")  # a hostile wording: refused in words, nothing recorded
+    press_focus(browser, "e")
+    _type(browser, "{{subst:Delete}} See [[Category:Spam]] and https://spam.example/x")
+    old = browser.find_element("tag name", "html")
+    browser.find_element("id", "revise-approve").send_keys(Keys.ENTER)
+    _wait_new_page(browser, old)
+    assert browser.find_elements("css selector", "#problems li")
+    assert state.suggestion(other)["status"] == "proposed" and not ReviewStore(state).decisions(other)
+    errors = [e for e in _console_errors(browser) if "(UNPROCESSABLE ENTITY)" not in e]  # the refusal's 422 itself
+
+    press(browser, "a")  # approve the other as it stands ...
+    assert state.suggestion(other)["status"] == "approved"
+    press(browser, "u")  # ... and undo it before the bot posts it
+    assert state.suggestion(other)["status"] == "proposed"
+    run_cycle(served["settings"], [opted, "Farther Town"])
+    talk = _text(served, f"Talk:{opted}")
+    assert talk.count(f"<!-- winellbot-suggestion:{mayor} -->") == 1, (configured_state(served["settings"]).suggestion(mayor)["status_reason"], list(configured_state(served["settings"]).db["errors"].rows))
+    assert "In March 2026 the town chose Maria Olsen as mayor." in talk and "Checked against the Gazette." in talk
+    assert "[[User:Browser Reviewer|Browser Reviewer]]" in talk
+    assert f"<!-- winellbot-suggestion:{other} -->" not in _text(served, "User:WinellBot/Queue/Farther Town")
+
+    browser.get(f"{url}/queue")
+    press(browser, "u")  # the revision, posted: withdrawn by the bot, once
+    assert configured_state(served["settings"]).suggestion(mayor)["status"] == "withdrawing"
+    run_cycle(served["settings"], [opted])
+    talk = _text(served, f"Talk:{opted}")
+    assert talk.count(f"<!-- winellbot-suggestion:{mayor} -->") == 1 and f"|id={mayor}|status=withdrawn" in talk
+
+    browser.get(f"{url}/s/{other}")
+    press_focus(browser, "c")  # the cited wikitext: copied, or selected to copy
+    assert browser.execute_script("var t = document.getElementById('cite'); return document.activeElement === t "
+                                  "&& t.selectionStart === 0 && t.selectionEnd === t.value.length"), browser.execute_script(
+        "var t = document.getElementById('cite'); return [document.activeElement.id, t.selectionStart, "
+        "t.selectionEnd, t.value.length, document.getElementById('copied').textContent, location.href]")
+    assert "<ref>{{cite news" in browser.find_element("id", "cite").get_attribute("value")
+    assert browser.find_element("id", "copied").text in ("Copied.", "Selected: press Ctrl+C to copy.")
+
+    browser.find_element("id", "shortcuts").click()  # single keys off: "a" approves nothing
+    press_focus(browser, "a")
+    assert state.suggestion(other)["status"] == "proposed" and f"/s/{other}" in browser.current_url
+    assert errors + _console_errors(browser) == []
+
+
+def _until(ok, why, seconds: float = 15) -> None:
+    """Wait until ``ok()``: the page's answer may reach the state a moment after the browser shows it."""
+    import time
+
+    end = time.monotonic() + seconds
+    while not ok():
+        assert time.monotonic() < end, why()
+        time.sleep(0.2)
+
+
+def press_focus(driver, key: str) -> None:
+    """A key that moves the focus on the page (no new page)."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(driver).send_keys(key).perform()
+
+
+def _wait_new_page(driver, old) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(driver, 30).until(lambda d: _stale(old) and d.execute_script("return document.readyState") == "complete")

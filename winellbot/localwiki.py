@@ -309,7 +309,7 @@ $wgShowExceptionDetails = true;
         try:
             self._maintenance("createAndPromote.php", *args, name, password)
         except WikiError as exc:
-            if "already exists" not in str(exc):
+            if "already exists" not in str(exc) and "Account exists" not in str(exc):
                 raise
 
     def block(self, name: str, reason: str = "fixture") -> None:

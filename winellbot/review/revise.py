@@ -83,6 +83,21 @@ def preview_of(form: RevisionForm, suggestion, shown, *, reviewer: str, bot_user
     return render.render_suggestion(s, bot_user=bot_user, style=style, notes=notes)
 
 
+def unstyled(html: str) -> str:
+    """The wiki's rendering without what the page's CSP would refuse and log (inline styles; scripts,
+    which MediaWiki never emits for wikitext, removed all the same)."""
+    import lxml.html  # lazy: only a preview parses HTML
+
+    root = lxml.html.fragment_fromstring(html, create_parent="div")
+    for el in root.iter():
+        if isinstance(el.tag, str):
+            for name in [a for a in el.attrib if a == "style" or a.startswith("on")]:
+                del el.attrib[name]
+    for bad in root.xpath("//script|//style|//link|//iframe|//object|//embed"):
+        bad.drop_tree()
+    return lxml.html.tostring(root, encoding="unicode")
+
+
 def register(app: Flask, *, state, shown_for, item_page, may_decide, login_required) -> None:
     """The routes of this module on ``app``; ``state()`` gives the request's state, ``shown_for(id)``
     (row, suggestion, shown), ``item_page(shown, **extra)`` renders the item page, ``may_decide()``
@@ -99,7 +114,7 @@ def register(app: Flask, *, state, shown_for, item_page, may_decide, login_requi
         html, why = "", ""
         if wikitext and not form.problems:
             try:
-                html = app.extensions["winellbot"]["wiki"].parse_preview(wikitext, shown.destination)
+                html = unstyled(app.extensions["winellbot"]["wiki"].parse_preview(wikitext, shown.destination))
             except WinellbotError as exc:
                 why = str(exc)
         return item_page(shown, revision=form, preview_wikitext=wikitext, preview_html=html, preview_error=why)
