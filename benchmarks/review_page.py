@@ -6,23 +6,29 @@ three reviewer accounts, and a state holding ``--items`` suggestions for them (r
 records what its gates passed, each with an estimate). Starts the review page (``winellbot review
 serve``, in a process of its own as an operator runs it) and ``winellbot run --approved-only`` (its poll
 every 2 s). Then three reviewers, each logged in with the wiki's own login, take ``--decisions`` turns: read
-the queue page, then decide on one of the queue's first few items, which all three see, so their
-decisions overlap (approve, reject with a reason, skip, "I added it myself", drawn with a fixed seed).
-When all are done and the poster has posted every approval, it stops the poster and the servers (on
-every way out: an exception, SIGTERM, SIGINT) and prints one JSON object:
+the queue page, then open one of the queue's first few items, which all three see, and decide on it, so
+their decisions overlap (a third revised in the reviewer's words, the rest approve, reject with a reason,
+skip, "I added it myself", drawn with a fixed seed; one revision in ten carries markup the page must
+refuse; a tenth of the decisions taken are undone at once). When all are done and the poster has posted
+every approval and withdrawn every undone post, it stops the poster and the servers (on every way out:
+an exception, SIGTERM, SIGINT) and prints one JSON object:
 
-``items``; ``p95_queue_ms`` and ``p95_decide_ms`` (the server's own time for the queue page and for a
-decision, from its ``Server-Timing`` header) with ``median_*`` and the wall times ``p95_*_wall_ms``
-seen by the reviewers; ``decisions`` (sent), ``taken`` and ``refused`` (another reviewer was first);
-``approved``; ``posts`` (suggestions on the wiki's talk pages); ``duplicate_posts`` (an id more than once
-on a page, or posted more than once in the state); ``unapproved_posts`` (an id on the wiki without a
-recorded approval); ``seconds_to_post`` (the longest wait from the last approval to its post); settings.
+``items``; ``p95_queue_ms``, ``p95_decide_ms`` and ``p95_revise_ms`` (the server's own time for the queue
+page, a decision and a revision's submit, from its ``Server-Timing`` header) with ``median_*`` and the
+wall times ``p95_*_wall_ms`` seen by the reviewers; ``decisions`` (sent), ``taken`` and ``refused``
+(another reviewer was first, or the page refused the wording); ``approved``; ``revisions`` (taken);
+``undone``; ``posts`` (suggestions on the wiki's talk pages); ``duplicate_posts`` (an id more than once
+on a page, or posted more than once in the state); ``unapproved_posts`` (an id on the wiki, not
+withdrawn, without a live approval); ``refused_revisions_posted`` (a refused wording on the wiki);
+``undone_posts_left`` (an undone approval's box on the wiki not withdrawn); ``seconds_to_post`` (the
+longest wait from the last decision to the poster's last post or withdrawal); settings.
 
     .venv/bin/python benchmarks/review_page.py [--items 10000] [--articles 200] [--decisions 60] [--seed 1]
 """
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import os
 import random
@@ -42,6 +48,8 @@ from winellbot.models import Citation, Document, Edit, PipelineResult, Suggestio
 from winellbot.review.inputs import wiki_name
 from winellbot.state.db import Measured, State
 from winellbot.state.reviews import ReviewStore
+from winellbot.state.revisions import RevisionStore
+from winellbot.wiki.render import parse_statuses
 
 REVIEWERS = ("Bench Reviewer A", "Bench Reviewer B", "Bench Reviewer C")
 PASSWORD = "Bench-review-pass-2026"
@@ -80,7 +88,7 @@ def _bench(args, wiki: LocalWiki, scratch: Path) -> dict:
                        stderr=log)
         url = f"http://127.0.0.1:{port}"
         _wait_answers(f"{url}/login")
-        times: dict[str, list[tuple[float, float]]] = {"queue": [], "decide": []}
+        times: dict[str, list[tuple[float, float]]] = {"queue": [], "decide": [], "revise": []}
         outcomes: list[tuple[str, str, bool]] = []
         threads = [threading.Thread(target=_reviewer, args=(url, name, args.decisions, args.seed + i, times, outcomes))
                    for i, name in enumerate(REVIEWERS)]
@@ -153,15 +161,42 @@ def _reviewer(url: str, name: str, turns: int, seed: int, times: dict, outcomes:
     for _ in range(turns):
         page = _call(http, "GET", f"{url}/queue")
         times["queue"].append(_timed(page))
-        csrf = re.search(r'name="csrf" value="([^"]+)"', page.text).group(1)  # the logged-in session's token
         ids = re.findall(r'href="/s/([0-9a-f]+)"', page.text)[:4]  # the top of the queue, which all three see
         sid = rng.choice(ids)
-        verdict = rng.choices(["approve", "reject", "skip", "adopted"], weights=[4, 4, 1, 1])[0]
+        item = _call(http, "GET", f"{url}/s/{sid}").text
+        csrf = re.search(r'name="csrf" value="([^"]+)"', item).group(1)  # the logged-in session's token
+        verdict = rng.choices(["approve", "revise", "reject", "skip", "adopted"], weights=[2, 3, 2, 1, 1])[0]
         data = {"csrf": csrf, "verdict": verdict} | ({"reasons": "not_new"} if verdict == "reject" else {})
+        hostile = verdict == "revise" and rng.random() < 0.1
+        if verdict == "revise":
+            data |= {"text": _reworded(item, hostile), "note": "bench"}
         answer = _call(http, "POST", f"{url}/s/{sid}/decide", **data)
-        times["decide"].append(_timed(answer))
+        times["revise" if verdict == "revise" else "decide"].append(_timed(answer))
         said = _call(http, "GET", f"{url}/queue").text  # the flash says whether it counted
-        outcomes.append((sid, verdict, "Not recorded" not in said))
+        taken = answer.status_code == 303 and "Not recorded" not in said
+        undone = taken and verdict != "skip" and rng.random() < 0.1 and _undo(http, url, said)
+        outcomes.append((sid, verdict, taken, hostile, undone))
+
+
+def _reworded(item_html: str, hostile: bool) -> str:
+    """A reviewer's wording of the item's line (this benchmark's facts), or one the page must refuse."""
+    line = html.unescape(re.search(r'<textarea name="text" id="text"[^>]*>([^<]*)</textarea>', item_html).group(1))
+    m = re.match(r"(.+) opened its (\d+)th public building in (\d+), at a cost of (\d+) thousand euros\.", line)
+    if hostile:
+        return f"{line} [[Category:Spam]] {{{{subst:Delete}}}}"
+    if not m:
+        return line
+    title, _, year, cost = m.groups()
+    return f"In {year}, {title} opened a public building at a cost of {cost} thousand euros."
+
+
+def _undo(http: requests.Session, url: str, page: str) -> bool:
+    found = re.search(r'<form class="inline" method="post" action="/undo" id="undo">\s*<input type="hidden" '
+                      r'name="csrf" value="([^"]+)">\s*<input type="hidden" name="review_id" value="(\d+)">', page)
+    if not found:
+        return False
+    r = _call(http, "POST", f"{url}/undo", csrf=found.group(1), review_id=found.group(2))
+    return r.status_code == 303 and "Not undone" not in _call(http, "GET", f"{url}/queue").text
 
 
 def _call(http: requests.Session, method: str, url: str, **data) -> requests.Response:
@@ -181,34 +216,49 @@ def _timed(r: requests.Response) -> tuple[float, float]:
 
 
 def _drain(state: State, timeout_s: float) -> float:
-    """Wait until no approved suggestion waits to be posted; returns when."""
+    """Wait until no approved suggestion waits to be posted and no undone post to be withdrawn; returns when."""
     deadline = time.time() + timeout_s
-    while time.time() < deadline and ReviewStore(state).approved_pages():
+    while time.time() < deadline and (ReviewStore(state).approved_pages() or ReviewStore(state).withdrawing()):
         time.sleep(0.5)
     return time.time()
 
 
 def _figures(args, state, wiki, titles, times, outcomes, seconds_to_post) -> dict:
     on_wiki: list[str] = []
+    statuses: dict[str, str] = {}
+    texts = []
     for i in range(0, len(titles), 50):
         r = requests.get(wiki.api_url, params={"action": "query", "prop": "revisions", "rvprop": "content",
                                                "rvslots": "main", "format": "json", "formatversion": "2",
                                                "titles": "|".join(f"Talk:{t}" for t in titles[i:i + 50])}, timeout=60)
         for page in r.json()["query"]["pages"]:
             for rev in page.get("revisions", []):
-                on_wiki += MARK.findall(rev["slots"]["main"]["content"])
+                content = rev["slots"]["main"]["content"]
+                on_wiki += MARK.findall(content)
+                statuses |= parse_statuses(content)
+                texts.append(content)
     store = ReviewStore(state)
-    approvals = store.approvals(on_wiki)
+    live = [sid for sid in set(on_wiki) if statuses.get(sid) != "withdrawn"]
+    approvals = store.approvals(live)
     posted_twice = state.db.execute("select count(*) from (select suggestion_id from posts group by suggestion_id "
                                     "having count(*) > 1) x").fetchone()[0]
+    undone = {r["suggestion_id"] for r in store.decisions() if r["undone_at"] and r["verdict"] in ("approve", "revise")}
+    refused = [r for r in RevisionStore(state).export() if r["status"] == "refused"]
+    refused_posted = sum(any(r["text"] in t for t in texts) for r in refused) \
+        + sum("[[Category:Spam]]" in t for t in texts)
     return {
         "items": args.items,
-        **_p("queue", times["queue"]), **_p("decide", times["decide"]),
-        "decisions": len(outcomes), "taken": sum(ok for *_, ok in outcomes),
-        "refused": sum(not ok for *_, ok in outcomes),
+        **_p("queue", times["queue"]), **_p("decide", times["decide"]), **_p("revise", times["revise"]),
+        "decisions": len(outcomes), "taken": sum(o[2] for o in outcomes),
+        "refused": sum(not o[2] for o in outcomes),
         "approved": sum(1 for r in store.decisions() if r["verdict"] == "approve"),
+        "revisions": sum(1 for r in store.decisions() if r["verdict"] == "revise"),
+        "hostile_revisions_sent": sum(o[3] for o in outcomes),
+        "undone": sum(o[4] for o in outcomes),
         "posts": len(set(on_wiki)), "duplicate_posts": len(on_wiki) - len(set(on_wiki)) + posted_twice,
-        "unapproved_posts": len([sid for sid in set(on_wiki) if sid not in approvals]),
+        "unapproved_posts": len([sid for sid in live if sid not in approvals]),
+        "refused_revisions_posted": refused_posted,
+        "undone_posts_left": len([sid for sid in live if sid in undone and sid not in approvals]),
         "seconds_to_post": round(seconds_to_post, 1),
         "settings": {"articles": args.articles, "reviewers": len(REVIEWERS), "decisions_each": args.decisions,
                      "seed": args.seed, "poll_seconds": 2.0},
@@ -218,6 +268,8 @@ def _figures(args, state, wiki, titles, times, outcomes, seconds_to_post) -> dic
 def _p(name: str, pairs: list[tuple[float, float]]) -> dict:
     server, wall = [s for s, _ in pairs], [w for _, w in pairs]
     q = lambda xs: round(statistics.quantiles(xs, n=20)[-1], 1) if len(xs) > 1 else None  # noqa: E731
+    if not server:
+        return {f"p95_{name}_ms": None, f"median_{name}_ms": None, f"p95_{name}_wall_ms": None}
     return {f"p95_{name}_ms": q(server), f"median_{name}_ms": round(statistics.median(server), 1),
             f"p95_{name}_wall_ms": q(wall)}
 

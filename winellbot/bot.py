@@ -151,6 +151,8 @@ class WinellBot:
         """The pages' work: reviewers' verdicts and the queue's estimates brought up to date, the due
         pages treated and posted, then what reviewers approved on pages not due now is posted;
         ``approved_only``: only that last part."""
+        if not self.dry_run:  # posts recorded while their approval was being undone: withdrawn too
+            ReviewStore(self.state).settle_posted()
         self.withdraw_undone()
         if self.approved_only:
             report.due = self._approved_pages()

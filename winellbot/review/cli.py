@@ -31,8 +31,10 @@ def run(args: argparse.Namespace, settings) -> int:
     from werkzeug.serving import run_simple
 
     from winellbot.review.app import create_app
+    from winellbot.review.revise import warm
 
     app = create_app(settings)
+    warm()
     print(f"review page: http://{args.host}:{args.port}/ (state {settings.state.server_url or settings.state.path}, "
           f"wiki {settings.wiki.api_url})", flush=True)
     run_simple(args.host, args.port, app, threaded=True, use_reloader=False, use_debugger=False)

@@ -83,6 +83,12 @@ def preview_of(form: RevisionForm, suggestion, shown, *, reviewer: str, bot_user
     return render.render_suggestion(s, bot_user=bot_user, style=style, notes=notes)
 
 
+def warm() -> None:
+    """Load what the checks of a reviewer's text load on first use (the language model), so the first
+    reviewer's submit does not wait for it: called by the servers as they start."""
+    check_revision("The town opened a new library in the spring of 2026.")
+
+
 def unstyled(html: str) -> str:
     """The wiki's rendering without what the page's CSP would refuse and log (inline styles; scripts,
     which MediaWiki never emits for wikitext, removed all the same)."""

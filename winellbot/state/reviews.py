@@ -332,10 +332,16 @@ class ReviewStore:
                              f"and undone_at is null and suggestion_id in ({marks}) order by id", ids)
         return {r["suggestion_id"]: dict(r) for r in rows}
 
-    def settle_posted(self, ids: Iterable[str]) -> list[str]:
-        """After the writer recorded ``ids`` as posted: those whose approval was undone while the post was
-        in flight become ``withdrawing`` (the writer withdraws them next); returns their ids. In the
-        reviewed mode only: a post made without review (``review=no``) has no approval to lose."""
+    def settle_posted(self, ids: Iterable[str] | None = None) -> list[str]:
+        """After the writer recorded posts (``ids``; None: every posted suggestion): those whose approval
+        was undone while the post was in flight, and not approved again since, become ``withdrawing`` (the
+        writer withdraws them next); returns their ids. A post made without review (``review=no``) has no
+        approval to lose."""
+        if ids is None:
+            ids = [r[0] for r in self.db.execute(
+                "select distinct s.id from suggestions s join reviews r on r.suggestion_id = s.id "
+                "where s.status = 'posted' and r.verdict in ('approve', 'revise') and r.undone_at is not null"
+            ).fetchall()]
         ids = list(ids)
         approved = self.approvals(ids)
         undone = [sid for sid in ids if sid not in approved and self.db["reviews"].count_where(

@@ -10,5 +10,7 @@ import os
 
 from winellbot.config import load_settings
 from winellbot.review.app import create_app
+from winellbot.review.revise import warm
 
 app = create_app(load_settings(os.environ.get("WINELLBOT_CONFIG", os.path.expanduser("~/winellbot.toml"))))
+warm()  # the checks of a reviewer's text load their language model now, not at the first submit
