@@ -267,13 +267,14 @@ class WinellBot:
             log.exception("%s: internal error", title)
             return
         if not self.approved_only:  # a post of approved suggestions is not a check of the page
-            self._reschedule(title, revid)
+            self._reschedule(title, revid, opted_in)
 
-    def _reschedule(self, title: str, revid: int | None) -> None:
+    def _reschedule(self, title: str, revid: int | None, opted_in: bool) -> None:
+        """The page checked now; whether it opted in is kept (the review page says where an approval goes)."""
         now = clock.now()
         due = now + dt.timedelta(days=self.settings.schedule.recheck_days)
         self.state.touch_page(title, last_revid=revid, last_run=now.isoformat(), last_checked=now.isoformat(),
-                              next_due=due.isoformat())
+                              next_due=due.isoformat(), opted_in=int(opted_in))
 
     # -- one page --------------------------------------------------------
     def treat(self, run_id: int, article: Article) -> PipelineResult:

@@ -123,39 +123,44 @@ def demo_main(args) -> int:
     return 1 if failed else 0
 
 
+# How the demo's script rewords a line of the bundled sample news, as a reviewer would on the review page
+# (the start of the bot's line -> the reviewer's own words for the same fact).
+REWORDINGS = {
+    "The 2025 Lanternfall Festival in Quillhaven was attended by about 41,000":
+        "About 41,000 people attended the 2025 festival, a record according to its organisers.",
+    "Brecken, who stood for the Quay and Country group, won 54 percent":
+        "Brecken won the election of 5 March 2026 with 54 percent of the vote; Marrow had 39 percent.",
+}
+DEMO_NOTE = "Reworded by the demo's script, as a reviewer would on the review page."
+
+
 def approve_best(state, reviewer: str) -> int:
-    """Approve, as ``reviewer``, the open suggestion with the best estimate of each article, the first
-    opted-in article's reworded as a reviewer would (a revision: its post names ``reviewer`` as the
-    author of the wording); lines marked for rewording are left to people. Returns how many."""
+    """Approve, as ``reviewer``, the open suggestion with the best estimate of each article; of the opted-in
+    articles, one whose line the demo knows how to reword (:data:`REWORDINGS`) is approved as a revision
+    instead (its post names ``reviewer`` as the author of the wording). Lines marked for rewording are left
+    to people. Returns how many."""
     from winellbot.gates.base import needs_rewording
     from winellbot.state.reviews import Decision, QueueFilter, ReviewStore
 
     store = ReviewStore(state)
-    best = {}
-    for row in store.queue(QueueFilter(), depth=10_000, limit=10_000):
-        if row["page"] not in best and not needs_rewording(state.load_suggestion(state.suggestion(row["id"]))):
-            best[row["page"]] = row
+    best, reworded = {}, None
     opted = {r[0] for r in state.db.execute("select title from pages where opted_in = 1").fetchall()}
-    revised = next((page for page in best if page in opted), None)
-    taken = 0
-    for page, row in best.items():
-        if page == revised:
-            text = reworded(row["update_text"])
-            decision = Decision(row["id"], reviewer, "revise", text=text,
-                                note="Reworded by the demo's script, as a reviewer would on the review page.")
-        else:
-            decision = Decision(row["id"], reviewer, "approve")
-        taken += store.decide(decision).taken
-    return taken
+    for row in store.queue(QueueFilter(), depth=10_000, limit=10_000):
+        text = rewording(row["update_text"])
+        if reworded is None and row["page"] in opted and text:
+            reworded = (row["page"], row["id"], text)
+        elif row["page"] not in best and not needs_rewording(state.load_suggestion(state.suggestion(row["id"]))):
+            best[row["page"]] = row["id"]
+    decisions = [Decision(sid, reviewer, "approve") for page, sid in best.items()
+                 if reworded is None or page != reworded[0]]
+    if reworded is not None:
+        decisions.append(Decision(reworded[1], reviewer, "revise", text=reworded[2], note=DEMO_NOTE))
+    return sum(store.decide(d).taken for d in decisions)
 
 
-def reworded(line: str) -> str:
-    """The demo's rewording of a bot's line: its first clause as a sentence of its own (a reviewer's
-    usual cut: the source's sentence shortened to the fact)."""
-    import re
-
-    head = re.split(r"\s*(?:;|, which|, while|, according to| – | — )\s*", line.strip(), maxsplit=1)[0].rstrip(" .,")
-    return (head or line.strip().rstrip(".")) + "."
+def rewording(line: str) -> str | None:
+    """The demo's rewording of a bot's line of the sample news, or None."""
+    return next((words for start, words in REWORDINGS.items() if line.strip().startswith(start)), None)
 
 
 def _reviewer(wiki, directory: Path) -> str:

@@ -97,7 +97,7 @@ def render_suggestion(s: Suggestion, *, bot_user: str, heading: str | None = Non
     why = (s.edit.reason if style == "edit" else "") or s.update.reason
     if notes.section_chosen:
         lines.append(f"'''Section:''' chosen by {_user_link(notes.reviewer)}, who checked it.")
-    elif why:
+    elif why and not notes.reviewer:  # a reviewer checked the section: the bot's reasons stay on the review page
         label = "Why this section" if style == "fact" else "Why"
         lines.append(f"'''{label}:''' {escape_text(in_words(why))}")
     if notes.reviewer:
@@ -212,8 +212,8 @@ def _checked_lines(notes: Notes) -> list[str]:
         lines = [f"'''Worded and checked by:''' {_user_link(notes.reviewer)}{on}, on the bot's review page: "
                  "the fact line above is this editor's wording of what the source says."]
     else:
-        lines = [f"'''Checked by a person:''' {_user_link(notes.reviewer)} read this suggestion on the bot's "
-                 f"review page{on} and approved it for posting here."]
+        lines = [f"'''Checked by:''' {_user_link(notes.reviewer)}, who approved it for posting here on the bot's "
+                 f"review page{on}."]
     if notes.note:
         lines.append(f"'''Reviewer's note:''' {escape_text(notes.note)}")
     return lines
