@@ -162,6 +162,9 @@ class SearchSettings:
     base_url: str = ""  # for searxng, or to point a backend at another host
     api_key_env: str = "WINELLBOT_SEARCH_API_KEY"
     allow_private_urls: bool = False  # the fetcher's SSRF guard; tests allow loopback
+    # The most one search request or one source page may take in all (seconds), however slowly the server
+    # sends its answer; what gives up is one line and the page's work goes on without it.
+    deadline: float = setting(30.0, above=0, at_most=3600)
 
 
 @dataclass
