@@ -180,6 +180,8 @@ def _one_line(exc: BaseException) -> str:
     text = " ".join(str(exc).split()) or type(exc).__name__
     if "Connection refused" in text:
         return "connection refused"
+    if "(a total deadline)" in text:  # winellbot/deadline.py, through Pywikibot's retries
+        return text[text.index("no complete answer"):] if "no complete answer" in text else "timed out"
     if "Read timed out" in text or "ConnectTimeout" in text or "timed out" in text:
         return "timed out"
     return text[:300]
