@@ -323,6 +323,7 @@ class WinellBot:
 
         title = article.title
         pending, approvals = self._postable(article, opted_in)
+        pending = self._of_this_wiki(title, pending, report)
         if not pending:
             return None
         p = self.settings.posting
@@ -399,11 +400,26 @@ class WinellBot:
                 postable += unreviewed
         return postable, approvals
 
+    def _of_this_wiki(self, title: str, suggestions: list, report: CycleReport | None) -> list:
+        """Those of ``suggestions`` recorded for the wiki this bot writes (or for none: made before the state
+        kept it); one recorded for another wiki is never posted here, a recorded skip (a bot edits only the
+        wiki it was approved for; several wikis may share one state)."""
+        here = self._wiki_name()
+        wikis = self.state.wikis([s.id for s in suggestions])
+        for sid, wiki in wikis.items():
+            if wiki and wiki != here and report is not None:
+                report.counter["refused"] += 1
+                self.state.record_error(report.run_id, title, "post", f"skipped: suggestion {sid} is for {wiki}, "
+                                        f"not {here or 'this wiki'}; not posted here")
+        return [s for s in suggestions if not wikis.get(s.id) or wikis[s.id] == here]
+
     def _approved_pages(self) -> list[str]:
         """Articles with approved suggestions waiting to be posted (none in the direct mode)."""
         if self.settings.review.mode != "reviewed":
             return []
-        return ReviewStore(self.state).approved_pages()[: self.settings.schedule.max_pages_per_cycle]
+        ours = self.state.pages_with("approved", self._wiki_name())  # another wiki's are not this bot's to post
+        pages = [p for p in ReviewStore(self.state).approved_pages() if p in ours]
+        return pages[: self.settings.schedule.max_pages_per_cycle]
 
     def _claim_posts(self, title: str, plan: PostPlan, report: CycleReport | None) -> PostPlan:
         """With several jobs on the state, claim the planned posts first (state/posts.py): the caps
