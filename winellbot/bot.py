@@ -38,7 +38,8 @@ from winellbot.outcomes.verdicts import ReviewSync
 from winellbot.pipeline.pipeline import propose_checked
 from winellbot.posting import PostPlan, PostPlanner, resolve_style
 from winellbot.state.db import Measured, State
-from winellbot.state.leases import LeaseLost, Leases
+from winellbot.state.intents import PostIntents
+from winellbot.state.leases import LEASE_SECONDS, LeaseLost, Leases
 from winellbot.state.outcomes import OutcomeStore
 from winellbot.state.posts import PostClaims
 from winellbot.state.reviews import ReviewStore
@@ -96,6 +97,8 @@ class WinellBot:
         try:
             if unreachable is not None:
                 raise unreachable
+            if not self.dry_run:
+                self.record_lost_posts(report)
             self._record_input_problems(run_id)
             if not self.dry_run and not self.writer.shutoff_allows():
                 raise ShutoffError(f"the shutoff page {self.settings.wiki.shutoff} does not say 'run'")
@@ -344,6 +347,7 @@ class WinellBot:
         if not plan.post:
             return None
         ids = [s.id for s in plan.post]
+        intents = self._announce(title, ids, opted_in)  # the state can record the post, or nothing is saved
         outcome = self._write(title, plan, opted_in, approvals)
         _pause_for_tests("WINELLBOT_PAUSE_AFTER_WRITE")
         # Also when everything was there already: a job killed between the post and the listing left
@@ -363,9 +367,39 @@ class WinellBot:
             links = {sid: self.writer.permalink(outcome.target, outcome.revid, sid) for sid in done}
             self.state.record_post(done, outcome.target, outcome.revid, outcome.section_title, links)
             self.track_outcomes(article, [s for s in plan.post if s.id in done])
+        if intents is not None:
+            intents.done(ids)
         log.info("%s: %s, %d posted to %s, %d already there", title, outcome.mode, len(outcome.posted_ids),
                  outcome.target, len(outcome.skipped_ids))
         return outcome.target if outcome.posted_ids else None
+
+    def _announce(self, title: str, ids: list[str], opted_in: bool) -> PostIntents | None:
+        """Announce the post to the state (winellbot/state/intents.py): a StorageError, before any save, when
+        the state cannot take its record; None under -simulate (nothing will be saved)."""
+        if _simulating():
+            return None
+        intents = PostIntents(self.state, margin_mb=self.settings.state.min_free_mb)
+        intents.announce(title, ids, "" if opted_in else self.queue_page(title))
+        return intents
+
+    def record_lost_posts(self, report: CycleReport) -> int:
+        """Before anything else in a cycle: the saves announced and never recorded (a full disk, a killed
+        job) are recorded, with the revision that added each suggestion read from the wiki; returns how many."""
+        intents = PostIntents(self.state)
+        recorded = 0
+        for intent in intents.left(0 if self.leases is None else LEASE_SECONDS):
+            open_ids = [sid for sid in intent.ids if (self.state.suggestion(sid) or {}).get("status") != "posted"]
+            target, found = self.writer.revisions_adding(intent.page, intent.target, open_ids) if open_ids \
+                else ("", {})
+            for revid in sorted(set(found.values())):
+                sids = [sid for sid, r in found.items() if r == revid]
+                links = {sid: self.writer.permalink(target, revid, sid) for sid in sids}
+                self.state.record_post(sids, target, revid, "", links)
+                log.info("%s: %d post(s) found on %s (revision %s) recorded", intent.page, len(sids), target, revid)
+                recorded += len(sids)
+            intents.done(intent.ids)
+        report.counter["posted"] += recorded
+        return recorded
 
     def _write(self, title: str, plan: PostPlan, opted_in: bool, approvals: dict[str, str]):
         """Render ``plan``'s suggestions (each naming the reviewer who approved it) and hand them to the

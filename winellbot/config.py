@@ -208,6 +208,9 @@ class StateSettings:
     url: str = ""
     # "auto": WAL on a local disk, the rollback journal (delete) on NFS and other network filesystems
     journal_mode: str = setting("auto", choices=("auto", "wal", "delete", "truncate"))
+    # The free space (MB) the SQLite state's folder must have before a post is saved to the wiki: a post
+    # whose record could not be written is not made (winellbot/state/intents.py)
+    min_free_mb: float = setting(16.0, at_least=0, at_most=1_000_000)
 
     @property
     def server_url(self) -> str:

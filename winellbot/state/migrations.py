@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from winellbot.state.intents import migrate_013
 from winellbot.state.outcomes import migrate_006
 from winellbot.state.reviews import migrate_010
 
@@ -112,6 +113,12 @@ def _m010_review(schema) -> None:
     migrate_010(schema)
 
 
+def _m013_post_intents(schema) -> None:
+    # The posts announced before a wiki save and not yet recorded, recorded at the next start with the
+    # revision read back from the wiki (winellbot/state/intents.py).
+    migrate_013(schema)
+
+
 MIGRATIONS: list[tuple[str, Callable[..., None]]] = [
     ("001_initial", _m001_initial),
     ("002_post_links", _m002_post_links),
@@ -123,4 +130,6 @@ MIGRATIONS: list[tuple[str, Callable[..., None]]] = [
     ("008_post_claims", _m008_post_claims),
     ("009_long_source_urls", _m009_long_source_urls),
     ("010_review", _m010_review),
+    # 011 and 012 come from other branches; 013 is the 13th entry
+    ("013_post_intents", _m013_post_intents),
 ]
