@@ -397,6 +397,8 @@ class WinellBot:
                 self.state.record_post(sids, target, revid, "", links)
                 log.info("%s: %d post(s) found on %s (revision %s) recorded", intent.page, len(sids), target, revid)
                 recorded += len(sids)
+            if found and intent.target and self.settings.wiki.queue_mode == "per-article":
+                self.writer.list_on_index(self.settings.wiki.queue, target, intent.page)  # killed before listing it
             intents.done(intent.ids)
         report.counter["posted"] += recorded
         return recorded
