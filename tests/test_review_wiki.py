@@ -202,9 +202,9 @@ def test_a_suggestion_recorded_for_another_wiki_is_never_posted_here(reviewed, s
     ours, theirs = [r["id"] for r in state.suggestions(page=reviewed["opted"], status="proposed")][:2]
     (elsewhere,) = [r["id"] for r in state.suggestions(page=reviewed["listed"], status="proposed")][:1]
     assert {r["wiki"] for r in state.suggestions(status="proposed")} == {here}
-    for sid in (theirs, elsewhere):
-        state.db.execute("update suggestions set wiki = 'de.wikipedia.org' where id = ?", [sid])
-    state.db.conn.commit()
+    with state.db.atomic():  # as a bot on another wiki sharing the state records its suggestions
+        for sid in (theirs, elsewhere):
+            state.db.execute("update suggestions set wiki = 'de.wikipedia.org' where id = ?", [sid])
     for sid in (ours, theirs, elsewhere):
         approve(state, sid)
     report, state, _ = run_cycle(s, [reviewed["opted"]])
