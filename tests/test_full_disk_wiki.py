@@ -77,7 +77,7 @@ def test_a_post_saved_and_then_not_recorded_is_recorded_at_the_next_start_with_i
         out, err = proc.communicate(timeout=120)
         assert proc.returncode == 1, out + err
         [line] = said(err)
-            assert "state.sqlite failed: database or disk is full: its disk is full" in line, line
+        assert "state.sqlite failed: database or disk is full: its disk is full" in line, line
         assert "Traceback" not in out + err
         filler.unlink()
         state = configured_state(scene["settings"])

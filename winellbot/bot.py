@@ -38,7 +38,7 @@ from winellbot.outcomes.verdicts import ReviewSync
 from winellbot.pipeline.pipeline import propose_checked
 from winellbot.posting import PostPlan, PostPlanner, resolve_style
 from winellbot.state.db import Measured, State
-from winellbot.state.intents import PostIntents
+from winellbot.state.intents import LostPosts, PostIntents
 from winellbot.state.leases import LEASE_SECONDS, LeaseLost, Leases
 from winellbot.state.outcomes import OutcomeStore
 from winellbot.state.posts import PostClaims
@@ -384,22 +384,10 @@ class WinellBot:
 
     def record_lost_posts(self, report: CycleReport) -> int:
         """Before anything else in a cycle: the saves announced and never recorded (a full disk, a killed
-        job) are recorded, with the revision that added each suggestion read from the wiki; returns how many."""
-        intents = PostIntents(self.state)
-        recorded = 0
-        for intent in intents.left(0 if self.leases is None else LEASE_SECONDS):
-            open_ids = [sid for sid in intent.ids if (self.state.suggestion(sid) or {}).get("status") != "posted"]
-            target, found = self.writer.revisions_adding(intent.page, intent.target, open_ids) if open_ids \
-                else ("", {})
-            for revid in sorted(set(found.values())):
-                sids = [sid for sid, r in found.items() if r == revid]
-                links = {sid: self.writer.permalink(target, revid, sid) for sid in sids}
-                self.state.record_post(sids, target, revid, "", links)
-                log.info("%s: %d post(s) found on %s (revision %s) recorded", intent.page, len(sids), target, revid)
-                recorded += len(sids)
-            if found and intent.target and self.settings.wiki.queue_mode == "per-article":
-                self.writer.list_on_index(self.settings.wiki.queue, target, intent.page)  # killed before listing it
-            intents.done(intent.ids)
+        job) recorded, each with the revision that added it read from the wiki (state/intents.py)."""
+        w = self.settings.wiki
+        recorded = LostPosts(self.state, self.writer, index=w.queue if w.queue_mode == "per-article" else "").run(
+            0 if self.leases is None else LEASE_SECONDS)
         report.counter["posted"] += recorded
         return recorded
 

@@ -15,6 +15,7 @@ import socket
 from collections.abc import Callable
 from urllib.parse import SplitResult, quote, unquote_plus, urlsplit, urlunsplit
 
+from winellbot.deadline import adapter
 from winellbot.errors import FetchError, UnsafeURLError
 
 Resolver = Callable[[str, int], list[str]]
@@ -181,8 +182,6 @@ def guarded_adapter(guard: UrlGuard):
     are not used with it (the peer would be the proxy). Its sockets are handed to
     the deadlines open on the thread (winellbot/deadline.py).
     """
-    from winellbot.deadline import adapter
-
     def checked(sock: socket.socket) -> None:
         try:
             guard.check_address(str(sock.getpeername()[0]))

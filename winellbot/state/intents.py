@@ -17,6 +17,7 @@ time has passed since they were written (a job alive is still writing them).
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import os
 import shutil
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from winellbot import clock
 from winellbot.errors import StorageError
 
 DEFAULT_MARGIN_MB = 16.0
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,34 @@ class PostIntents:
             raise StorageError(f"nothing posted to the wiki: the state's disk ({folder}) has {free / 1048576:.1f} MB "
                                f"free, less than the {self.margin_mb:g} MB kept to record posts ([state] min_free_mb): "
                                "free space there, then run again")
+
+
+class LostPosts:
+    """Records the saves announced on ``state`` and left unrecorded, reading where they went through
+    ``writer`` (:meth:`winellbot.wiki.writer.WikiWriter.revisions_adding`); a queue page found is listed on
+    ``index`` (the per-article queue's index; "" for none), as the killed job would have."""
+
+    def __init__(self, state, writer, *, index: str = "") -> None:
+        self.state, self.writer, self.index = state, writer, index
+
+    def run(self, older_than: float = 0.0) -> int:
+        """Record them (rows written ``older_than`` s ago or more); returns how many posts were recorded."""
+        intents = PostIntents(self.state)
+        recorded = 0
+        for intent in intents.left(older_than):
+            unposted = [sid for sid in intent.ids if (self.state.suggestion(sid) or {}).get("status") != "posted"]
+            target, found = self.writer.revisions_adding(intent.page, intent.target, unposted) if unposted \
+                else ("", {})
+            for revid in sorted(set(found.values())):
+                sids = [sid for sid, r in found.items() if r == revid]
+                links = {sid: self.writer.permalink(target, revid, sid) for sid in sids}
+                self.state.record_post(sids, target, revid, "", links)
+                log.info("%s: %d post(s) found on %s (revision %s) recorded", intent.page, len(sids), target, revid)
+                recorded += len(sids)
+            if found and intent.target and self.index:
+                self.writer.list_on_index(self.index, target, intent.page)
+            intents.done(intent.ids)
+        return recorded
 
 
 def migrate_013(schema) -> None:
