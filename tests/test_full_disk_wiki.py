@@ -121,3 +121,21 @@ def test_a_full_disk_under_pywikibots_files_when_a_job_starts_is_one_line(scene,
     [line] = said(err)
     assert "Pywikibot's files beside the state" in line and "disk is full" in line, line
     assert MARK not in talk(site, scene["opted"]).text
+
+
+def test_an_announced_post_whose_page_cannot_be_read_is_one_recorded_error_and_the_cycle_goes_on(scene, site):
+    """The talk page of an announced post now redirects out of its namespace: nothing there can be found; the
+    announcement is dropped with a recorded error, and the cycle treats its pages as always."""
+    from wikiscene import run_cycle
+
+    from winellbot.state.intents import PostIntents
+
+    scene["wiki"].edit(f"Talk:{scene['opted']}", "#REDIRECT [[Somewhere else]]")
+    state = configured_state(scene["settings"])
+    PostIntents(state).announce(scene["opted"], ["0123456789abcdef"])
+    state.db.close()
+    report, state, _ = run_cycle(scene["settings"], [scene["listed"]])
+    assert report.pages == [scene["listed"]] and not report.stopped and report.counter["posted"] == 1
+    [error] = [e for e in state.db["errors"].rows if e["page"] == scene["opted"]]
+    assert error["stage"] == "post" and error["message"].startswith("a post announced and not recorded was not found")
+    assert not list(state.db["post_intents"].rows)

@@ -386,8 +386,11 @@ class WinellBot:
         """Before anything else in a cycle: the saves announced and never recorded (a full disk, a killed
         job) recorded, each with the revision that added it read from the wiki (state/intents.py)."""
         w = self.settings.wiki
-        recorded = LostPosts(self.state, self.writer, index=w.queue if w.queue_mode == "per-article" else "").run(
-            0 if self.leases is None else LEASE_SECONDS)
+        lost = LostPosts(self.state, self.writer, index=w.queue if w.queue_mode == "per-article" else "")
+        recorded = lost.run(0 if self.leases is None else LEASE_SECONDS)
+        for page, why in lost.problems:
+            report.counter["errors"] += 1
+            self.state.record_error(report.run_id, page, "post", why)
         report.counter["posted"] += recorded
         return recorded
 

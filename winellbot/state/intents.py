@@ -23,7 +23,7 @@ import shutil
 from dataclasses import dataclass
 
 from winellbot import clock
-from winellbot.errors import StorageError
+from winellbot.errors import StorageError, WikiDown, WinellbotError
 
 DEFAULT_MARGIN_MB = 16.0
 log = logging.getLogger(__name__)
@@ -91,7 +91,8 @@ class PostIntents:
 class LostPosts:
     """Records the saves announced on ``state`` and left unrecorded, reading where they went through
     ``writer`` (:meth:`winellbot.wiki.writer.WikiWriter.revisions_adding`); a queue page found is listed on
-    ``index`` (the per-article queue's index; "" for none), as the killed job would have."""
+    ``index`` (the per-article queue's index; "" for none), as the killed job would have. A page whose
+    history cannot be read for a reason of its own (gone, refused) is one of :attr:`problems` (page, why)."""
 
     def __init__(self, state, writer, *, index: str = "") -> None:
         self.state, self.writer, self.index = state, writer, index
@@ -100,10 +101,18 @@ class LostPosts:
         """Record them (rows written ``older_than`` s ago or more); returns how many posts were recorded."""
         intents = PostIntents(self.state)
         recorded = 0
+        self.problems: list[tuple[str, str]] = []
         for intent in intents.left(older_than):
             unposted = [sid for sid in intent.ids if (self.state.suggestion(sid) or {}).get("status") != "posted"]
-            target, found = self.writer.revisions_adding(intent.page, intent.target, unposted) if unposted \
-                else ("", {})
+            try:
+                target, found = self.writer.revisions_adding(intent.page, intent.target, unposted) if unposted \
+                    else ("", {})
+            except (WikiDown, StorageError):
+                raise  # the cycle stops; the rows wait for the next start
+            except WinellbotError as exc:  # this page only (gone, refused): nothing of it can be found
+                self.problems.append((intent.page, f"a post announced and not recorded was not found: {exc}"))
+                intents.done(intent.ids)
+                continue
             for revid in sorted(set(found.values())):
                 sids = [sid for sid, r in found.items() if r == revid]
                 links = {sid: self.writer.permalink(target, revid, sid) for sid in sids}
