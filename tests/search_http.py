@@ -93,46 +93,118 @@ class LocalServer:
 
 
 class TricklingServer:
-    """Sends its reply one byte every ``interval`` seconds, for as long as the client listens;
-    ``headers_first`` sends the headers at once and trickles only the body."""
+    """Sends its reply one byte every ``interval`` seconds, for as long as the client listens (each
+    connection in a thread of its own); ``headers_first`` sends the headers at once and trickles only
+    the body; ``content_type`` is the one the headers declare."""
 
-    def __init__(self, *, interval: float = 0.2, headers_first: bool = True) -> None:
+    def __init__(self, *, interval: float = 0.2, headers_first: bool = True,
+                 content_type: str = "text/plain") -> None:
         import socket
 
         self.interval = interval
         self.headers_first = headers_first
+        self.content_type = content_type
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
         self.sock.listen(8)
         self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.connections = 0
         self._stop = threading.Event()
 
     def _serve(self) -> None:
-        import time
-
         while not self._stop.is_set():
             try:
                 conn, _ = self.sock.accept()
             except OSError:
                 return
-            head = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n"
-            try:
-                conn.recv(65536)
-                if self.headers_first:
-                    conn.sendall(head)
-                    head = b""
-                data = head + b"x" * 100_000
-                for i in range(len(data)):
-                    if self._stop.is_set():
-                        break
-                    conn.sendall(data[i:i + 1])
-                    time.sleep(self.interval)
-            except OSError:
-                pass
-            finally:
-                conn.close()
+            self.connections += 1
+            threading.Thread(target=self._trickle, args=(conn,), daemon=True).start()
+
+    def _trickle(self, conn) -> None:
+        head = f"HTTP/1.1 200 OK\r\nContent-Type: {self.content_type}\r\n\r\n".encode()
+        try:
+            conn.recv(65536)
+            if self.headers_first:
+                conn.sendall(head)
+                head = b""
+            data = head + b" " * 100_000
+            for i in range(len(data)):
+                if self._stop.is_set():
+                    break
+                conn.sendall(data[i:i + 1])
+                time.sleep(self.interval)
+        except OSError:
+            pass
+        finally:
+            conn.close()
 
     def __enter__(self) -> "TricklingServer":
+        threading.Thread(target=self._serve, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self.sock.close()
+
+
+class TricklingProxy:
+    """A TCP proxy on 127.0.0.1 in front of ``upstream`` (host, port): passes everything through until
+    :attr:`trickling` is set, then sends what the upstream answers one byte every ``interval`` seconds
+    (connections kept alive from before included)."""
+
+    def __init__(self, upstream: tuple[str, int], *, interval: float = 0.5) -> None:
+        import socket
+
+        self.upstream = upstream
+        self.interval = interval
+        self.trickling = threading.Event()
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(32)
+        self.port = self.sock.getsockname()[1]
+        self._stop = threading.Event()
+
+    def _serve(self) -> None:
+        import socket
+
+        while not self._stop.is_set():
+            try:
+                client, _ = self.sock.accept()
+            except OSError:
+                return
+            try:
+                server = socket.create_connection(self.upstream)
+            except OSError:
+                client.close()
+                continue
+            threading.Thread(target=self._pump, args=(client, server, False), daemon=True).start()
+            threading.Thread(target=self._pump, args=(server, client, True), daemon=True).start()
+
+    def _pump(self, source, sink, answers: bool) -> None:
+        try:
+            while not self._stop.is_set():
+                data = source.recv(65536)
+                if not data:
+                    break
+                if not (answers and self.trickling.is_set()):
+                    sink.sendall(data)
+                    continue
+                for i in range(len(data)):
+                    if self._stop.is_set():
+                        return
+                    sink.sendall(data[i:i + 1])
+                    time.sleep(self.interval)
+        except OSError:
+            pass
+        finally:
+            for end in (source, sink):  # shut down first: the other direction's thread is blocked on them
+                for close in (lambda: end.shutdown(2), end.close):
+                    try:
+                        close()
+                    except OSError:
+                        pass
+
+    def __enter__(self) -> "TricklingProxy":
         threading.Thread(target=self._serve, daemon=True).start()
         return self
 

@@ -56,3 +56,36 @@ def read_only(path: Path) -> Iterator[None]:
         yield
     finally:
         subprocess.run([shutil.which("umount") or "umount", "-l", str(path)], check=True)
+
+
+@contextlib.contextmanager
+def small_disk(folder: Path, size_mb: int) -> Iterator[Path]:
+    """A file system of ``size_mb`` MB of its own mounted at ``folder`` (a tmpfs, which fills up for real,
+    ENOSPC and all), unmounted on every way out; the test is skipped where it cannot be mounted."""
+    folder.mkdir(parents=True, exist_ok=True)
+    mount = shutil.which("mount")
+    if os.geteuid() != 0 or mount is None:
+        pytest.skip("a small file system of its own needs root and mount(8)")
+    done = subprocess.run([mount, "-t", "tmpfs", "-o", f"size={size_mb}m", "tmpfs", str(folder)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"a tmpfs cannot be mounted here: {done.stderr.strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run([shutil.which("umount") or "umount", "-l", str(folder)], check=True)
+
+
+def fill(folder: Path, leave_mb: float = 0.0) -> Path:
+    """Write a file into ``folder`` until its disk has at most ``leave_mb`` MB free (0: until it is full,
+    ENOSPC); returns the file, whose removal frees the space again."""
+    filler = folder / "filler.bin"
+    block = b"\0" * 65536
+    with open(filler, "wb", buffering=0) as fh:
+        try:
+            while shutil.disk_usage(folder).free > leave_mb * 1048576 + len(block) or not leave_mb:
+                fh.write(block)
+                fh.flush()
+        except OSError:
+            pass
+    return filler

@@ -222,7 +222,7 @@ def test_a_wiki_that_never_answers_is_one_line_within_the_bound(tmp_path):
     server.close()
     assert done.returncode == 1 and took < 6.0 + 15, took
     [line] = said(done.stderr)
-    assert "does not answer (timed out)" in line, line
+    assert "does not answer (timed out)" in line or "does not answer (no complete answer within 1.5 s" in line, line
 
 
 def test_a_missing_bot_password_is_one_line(tmp_path):
@@ -267,6 +267,36 @@ def test_the_wiki_stopped_mid_run_stops_the_cycle_with_one_line(own_wiki, tmp_pa
     assert run["status"] == "failed"
     assert any("does not answer" in e["message"] for e in state.db["errors"].rows)
     assert state.suggestions(status="proposed"), "nothing lost: a later run posts them"
+
+
+def test_a_wiki_that_trickles_its_answers_mid_run_stops_the_cycle_with_one_line(scene, site, local_wiki, tmp_path,
+                                                                                 monkeypatch):
+    """From the first post on, the wiki's API answers one byte every 0.5 s, less than each read's timeout
+    (a quarter of max_wait, 3 s): only a deadline on the whole request stops the cycle within the bound."""
+    from search_http import TricklingProxy
+
+    monkeypatch.setenv("WINELLBOT_BOT_PASSWORD", local_wiki.credentials.bot_password)
+    with TricklingProxy(("127.0.0.1", local_wiki.port), interval=0.5) as proxy:
+        api_url = local_wiki.api_url.replace(f":{local_wiki.port}/", f":{proxy.port}/")
+        config = write_config(scene["settings"], tmp_path, max_wait=12.0, api_url=api_url)
+        proc = subprocess.Popen([sys.executable, "-m", "winellbot.cli", "once", f"-page:{scene['opted']}",
+                                 "--config", config], env={**os.environ, "WINELLBOT_PAUSE_BEFORE_POST": "2"},
+                                text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            waited = time.time() + 120
+            while time.time() < waited and not recorded(scene["settings"]) and proc.poll() is None:
+                time.sleep(0.2)
+            proxy.trickling.set()
+            trickling = time.monotonic()
+            out, err = proc.communicate(timeout=90)
+        finally:
+            proc.kill()
+    assert proc.returncode == 1 and time.monotonic() - trickling < 2 + 12 + 10, out + err
+    [line] = said(err)
+    assert line.startswith("winellbot: error: run 1 stopped: ") and "does not answer" in line, line
+    assert "Traceback" not in out + err
+    assert not posted_here(site, f"Talk:{scene['opted']}")
+    assert recorded(scene["settings"], status="proposed"), "nothing lost: a later run posts them"
 
 
 def test_a_lost_login_stops_the_cycle_with_one_line(own_wiki, tmp_path, monkeypatch):

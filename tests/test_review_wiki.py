@@ -191,3 +191,27 @@ def test_a_running_job_posts_an_approval_within_its_poll(reviewed, site, tmp_pat
             job.wait(timeout=60)
         except subprocess.TimeoutExpired:
             job.kill()
+
+
+def test_a_suggestion_recorded_for_another_wiki_is_never_posted_here(reviewed, site):
+    """Two wikis in one state: a bot on another wiki recorded a suggestion for an article of the same title;
+    approved, it stays unposted by this wiki's bot (a recorded skip), while this wiki's own approval is posted."""
+    s = reviewed["settings"]
+    _, state, bot = run_cycle(s, [reviewed["opted"], reviewed["listed"]])
+    here = bot._wiki_name()
+    ours, theirs = [r["id"] for r in state.suggestions(page=reviewed["opted"], status="proposed")][:2]
+    (elsewhere,) = [r["id"] for r in state.suggestions(page=reviewed["listed"], status="proposed")][:1]
+    assert {r["wiki"] for r in state.suggestions(status="proposed")} == {here}
+    with state.db.atomic():  # as a bot on another wiki sharing the state records its suggestions
+        for sid in (theirs, elsewhere):
+            state.db.execute("update suggestions set wiki = 'de.wikipedia.org' where id = ?", [sid])
+    for sid in (ours, theirs, elsewhere):
+        approve(state, sid)
+    report, state, _ = run_cycle(s, [reviewed["opted"]])
+    talk = text(site, f"Talk:{reviewed['opted']}")
+    assert f"{MARK}{ours} -->" in talk and f"{MARK}{theirs} -->" not in talk
+    assert MARK not in text(site, f"{s.wiki.queue}/{reviewed['listed']}")  # not even by the approved-only pass
+    assert state.suggestion(ours)["status"] == "posted"
+    assert state.suggestion(theirs)["status"] == state.suggestion(elsewhere)["status"] == "approved"
+    [skip] = [e["message"] for e in state.db["errors"].rows if e["stage"] == "post"]
+    assert skip == f"skipped: suggestion {theirs} is for de.wikipedia.org, not {here}; not posted here"

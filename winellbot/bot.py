@@ -40,7 +40,8 @@ from winellbot.pipeline.pipeline import propose_checked
 from winellbot.posting import PostPlan, PostPlanner, resolve_style
 from winellbot.review.outbox import Approved, Withdrawals
 from winellbot.state.db import Measured, State
-from winellbot.state.leases import LeaseLost, Leases
+from winellbot.state.intents import LostPosts, PostIntents
+from winellbot.state.leases import LEASE_SECONDS, LeaseLost, Leases
 from winellbot.state.outcomes import OutcomeStore
 from winellbot.state.posts import PostClaims
 from winellbot.state.reviews import ReviewStore
@@ -100,6 +101,8 @@ class WinellBot:
         try:
             if unreachable is not None:
                 raise unreachable
+            if not self.dry_run:
+                self.record_lost_posts(report)
             self._record_input_problems(run_id)
             if not self.dry_run and not self.writer.shutoff_allows():
                 raise ShutoffError(f"the shutoff page {self.settings.wiki.shutoff} does not say 'run'")
@@ -151,7 +154,8 @@ class WinellBot:
         """The pages' work: reviewers' verdicts and the queue's estimates brought up to date, the due
         pages treated and posted, then what reviewers approved on pages not due now is posted;
         ``approved_only``: only that last part."""
-        if not self.dry_run:  # posts recorded while their approval was being undone: withdrawn too
+        if not self.dry_run:  # posts recorded at this start (state/intents.py): their revisions and undos settled
+            RevisionStore(self.state).posted_since()
             ReviewStore(self.state).settle_posted()
         self.withdraw_undone()
         if self.approved_only:
@@ -331,6 +335,7 @@ class WinellBot:
 
         title = article.title
         pending, approvals = self._postable(article, opted_in)
+        pending = self._of_this_wiki(title, pending, report)
         if not pending:
             return None
         p = self.settings.posting
@@ -351,8 +356,11 @@ class WinellBot:
         if not plan.post:
             return None
         ids = [s.id for s in plan.post]
+        intents = self._announce(title, ids, opted_in)  # the state can record the post, or nothing is saved
         outcome = self._write(article, plan, opted_in, approvals)
-        if outcome is None:  # every one was undone or sent back just before the write
+        if outcome is None:  # every one was undone or sent back just before the write: nothing was saved
+            if intents is not None:
+                intents.done(ids)
             if self.leases is not None:
                 PostClaims(self.state, self.leases.holder).release(ids)
             return None
@@ -375,9 +383,32 @@ class WinellBot:
             self.state.record_post(done, outcome.target, outcome.revid, outcome.section_title, links)
             self._settle_reviews(done, links)
             self.track_outcomes(article, [s for s in plan.post if s.id in done])
+        if intents is not None:
+            intents.done(ids)
         log.info("%s: %s, %d posted to %s, %d already there", title, outcome.mode, len(outcome.posted_ids),
                  outcome.target, len(outcome.skipped_ids))
         return outcome.target if outcome.posted_ids else None
+
+    def _announce(self, title: str, ids: list[str], opted_in: bool) -> PostIntents | None:
+        """Announce the post to the state (winellbot/state/intents.py): a StorageError, before any save, when
+        the state cannot take its record; None under -simulate (nothing will be saved)."""
+        if _simulating():
+            return None
+        intents = PostIntents(self.state, margin_mb=self.settings.state.min_free_mb)
+        intents.announce(title, ids, "" if opted_in else self.queue_page(title))
+        return intents
+
+    def record_lost_posts(self, report: CycleReport) -> int:
+        """Before anything else in a cycle: the saves announced and never recorded (a full disk, a killed
+        job) recorded, each with the revision that added it read from the wiki (state/intents.py)."""
+        w = self.settings.wiki
+        lost = LostPosts(self.state, self.writer, index=w.queue if w.queue_mode == "per-article" else "")
+        recorded = lost.run(0 if self.leases is None else LEASE_SECONDS)
+        for page, why in lost.problems:
+            report.counter["errors"] += 1
+            self.state.record_error(report.run_id, page, "post", why)
+        report.counter["posted"] += recorded
+        return recorded
 
     def _write(self, article: Article, plan: PostPlan, opted_in: bool, approvals: dict[str, str]):
         """Render ``plan``'s suggestions (each approved one naming its reviewer, a revision in its
@@ -422,11 +453,26 @@ class WinellBot:
                 postable += unreviewed
         return postable, approvals
 
+    def _of_this_wiki(self, title: str, suggestions: list, report: CycleReport | None) -> list:
+        """Those of ``suggestions`` recorded for the wiki this bot writes (or for none: made before the state
+        kept it); one recorded for another wiki is never posted here, a recorded skip (a bot edits only the
+        wiki it was approved for; several wikis may share one state)."""
+        here = self._wiki_name()
+        wikis = self.state.wikis([s.id for s in suggestions])
+        for sid, wiki in wikis.items():
+            if wiki and wiki != here and report is not None:
+                report.counter["refused"] += 1
+                self.state.record_error(report.run_id, title, "post", f"skipped: suggestion {sid} is for {wiki}, "
+                                        f"not {here or 'this wiki'}; not posted here")
+        return [s for s in suggestions if not wikis.get(s.id) or wikis[s.id] == here]
+
     def _approved_pages(self) -> list[str]:
         """Articles with approved suggestions waiting to be posted (none in the direct mode)."""
         if self.settings.review.mode != "reviewed":
             return []
-        return ReviewStore(self.state).approved_pages()[: self.settings.schedule.max_pages_per_cycle]
+        ours = self.state.pages_with("approved", self._wiki_name())  # another wiki's are not this bot's to post
+        pages = [p for p in ReviewStore(self.state).approved_pages() if p in ours]
+        return pages[: self.settings.schedule.max_pages_per_cycle]
 
     def _settle_reviews(self, done: list[str], links: dict[str, str]) -> None:
         """After a post is recorded: its revisions are posted (with their link), and a post whose approval

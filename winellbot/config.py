@@ -162,6 +162,9 @@ class SearchSettings:
     base_url: str = ""  # for searxng, or to point a backend at another host
     api_key_env: str = "WINELLBOT_SEARCH_API_KEY"
     allow_private_urls: bool = False  # the fetcher's SSRF guard; tests allow loopback
+    # The most one search request or one source page may take in all (seconds), however slowly the server
+    # sends its answer; what gives up is one line and the page's work goes on without it.
+    deadline: float = setting(30.0, above=0, at_most=3600)
 
 
 @dataclass
@@ -205,6 +208,9 @@ class StateSettings:
     url: str = ""
     # "auto": WAL on a local disk, the rollback journal (delete) on NFS and other network filesystems
     journal_mode: str = setting("auto", choices=("auto", "wal", "delete", "truncate"))
+    # The free space (MB) the SQLite state's folder must have before a post is saved to the wiki: a post
+    # whose record could not be written is not made (winellbot/state/intents.py)
+    min_free_mb: float = setting(16.0, at_least=0, at_most=1_000_000)
 
     @property
     def server_url(self) -> str:

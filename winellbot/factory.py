@@ -63,7 +63,7 @@ def build_search(settings: Settings, user_agent: str | None = None) -> SearchBac
             corpus.add(json.loads(line) for line in lines if line.strip())
         return corpus
 
-    kwargs = {}
+    kwargs: dict = {"deadline": s.deadline}
     if s.base_url:
         kwargs["base_url"] = s.base_url
     key = os.environ.get(s.api_key_env, "")
@@ -79,7 +79,7 @@ def build_fetcher(settings: Settings, state: State | None, user_agent: str | Non
         return None  # corpus results carry their documents
 
     return WebFetcher(state=state, allow_private=settings.search.allow_private_urls,
-                      user_agent=user_agent or web_user_agent())
+                      user_agent=user_agent or web_user_agent(), total_timeout=settings.search.deadline)
 
 
 def build_client(settings: Settings, state: State | None, run_id: int | None):

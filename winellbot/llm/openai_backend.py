@@ -15,7 +15,8 @@ learned once per server (per base URL, for the whole process), so a run pays for
 once. Whatever the mode, :class:`winellbot.llm.client.ModelClient` validates the reply against the
 schema on the client, and the schema is also in the prompt.
 
-Rate limits (429), server errors (5xx), timeouts and dropped connections are retried here with
+Each request is over within ``timeout`` seconds, however slowly the server sends its answer (a total
+deadline, not a timeout per read). Rate limits (429), server errors (5xx), timeouts and dropped connections are retried here with
 exponential backoff that honours ``Retry-After``; the ``openai`` package's own retries are turned
 off so there is one retry policy, and ``sleep`` can be replaced in tests.
 """
@@ -26,6 +27,7 @@ import os
 import time
 from collections.abc import Callable
 
+from winellbot.deadline import httpx_client
 from winellbot.errors import ModelError
 from winellbot.llm.base import ChatBackend, ChatReply, ChatRequest
 
@@ -116,8 +118,10 @@ class OpenAIBackend(ChatBackend):
         if self._client is None:
             import openai
 
-            self._client = openai.OpenAI(base_url=self.base_url, api_key=self.api_key,
-                                         timeout=self.timeout, max_retries=0)
+            # ``timeout`` is each request's total deadline, body included (winellbot/deadline.py); httpx's own
+            # timeout bounds only each wait for the next bytes.
+            self._client = openai.OpenAI(base_url=self.base_url, api_key=self.api_key, timeout=self.timeout,
+                                         max_retries=0, http_client=httpx_client(self.timeout, timeout=self.timeout))
         return self._client
 
     def chat(self, request: ChatRequest) -> ChatReply:
@@ -137,7 +141,9 @@ class OpenAIBackend(ChatBackend):
                 if isinstance(exc, openai.InternalServerError) and self._step_down(request, exc):
                     continue
                 if attempt >= self.max_retries:
-                    raise ModelError(f"{self.name}: gave up after {attempt + 1} attempts: {_message(exc)}") from exc
+                    why = (f"no complete answer within {self.timeout:g} s (a total deadline)"
+                           if isinstance(exc, openai.APITimeoutError) else _message(exc))
+                    raise ModelError(f"{self.name}: gave up after {attempt + 1} attempts: {why}") from exc
                 self.sleep(self._delay(attempt, exc))
                 attempt += 1
             except openai.APIStatusError as exc:

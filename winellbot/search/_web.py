@@ -6,6 +6,7 @@ from typing import Any
 
 import requests
 
+from winellbot.deadline import DeadlinePassed, within
 from winellbot.errors import SearchError
 from winellbot.models import SearchResult
 
@@ -27,10 +28,15 @@ def strip_tags(text: str | None) -> str:
 
 
 def get_json(session: requests.Session, url: str, *, params: dict[str, Any], backend: str,
-             timeout: float, headers: dict[str, str] | None = None) -> Any:
-    """GET ``url`` and decode its JSON body; any failure is a :class:`SearchError` naming the backend."""
+             timeout: float, deadline: float | None = None, headers: dict[str, str] | None = None) -> Any:
+    """GET ``url`` and decode its JSON body; any failure is a :class:`SearchError` naming the backend.
+
+    ``timeout`` bounds each wait for the server; ``deadline`` the whole request, body included, on a
+    session mounted by :func:`winellbot.deadline.mount`."""
     try:
-        resp = session.get(url, params=params, headers=headers, timeout=timeout)
+        resp = within(deadline, lambda: session.get(url, params=params, headers=headers, timeout=timeout))
+    except DeadlinePassed as exc:
+        raise SearchError(f"{backend}: gave up: {exc}") from exc
     except requests.RequestException as exc:
         raise SearchError(f"{backend}: request failed: {exc}") from exc
     if resp.status_code != 200:

@@ -19,6 +19,7 @@ from winellbot import clock
 from winellbot.errors import ConfigError
 from winellbot.models import SearchResult
 from winellbot.interface import SearchBackend
+from winellbot.deadline import mount
 from winellbot.search._web import DEFAULT_USER_AGENT, get_json, parse_results
 from winellbot.search.filters import iso_date, parse_date
 
@@ -36,7 +37,7 @@ class BraveNewsSearch(SearchBackend):
 
     def __init__(self, *, api_key: str = "", base_url: str = "https://api.search.brave.com/res/v1/news/search",
                  country: str | None = None, search_lang: str | None = "en", safesearch: str | None = None,
-                 timeout: float = 15, session: requests.Session | None = None,
+                 timeout: float = 15, deadline: float = 30, session: requests.Session | None = None,
                  user_agent: str = DEFAULT_USER_AGENT, today: Callable[[], dt.date] = _today) -> None:
         if not api_key:
             raise ConfigError("the Brave backend needs an API key (X-Subscription-Token)")
@@ -46,7 +47,8 @@ class BraveNewsSearch(SearchBackend):
         self.search_lang = search_lang
         self.safesearch = safesearch
         self.timeout = timeout
-        self.session = session or requests.Session()
+        self.deadline = deadline  # the whole request's limit (timeout: each wait for the server's next bytes)
+        self.session = mount(session or requests.Session())
         self.session.headers["User-Agent"] = user_agent
         self.today = today
 
@@ -67,6 +69,7 @@ class BraveNewsSearch(SearchBackend):
         """News results for ``query`` published since ``since``, best first."""
         headers = {"Accept": "application/json", "X-Subscription-Token": self.api_key}
         data = get_json(self.session, self.base_url, params=self.build_params(query, since=since, limit=limit),
-                        headers=headers, backend=self.name, timeout=self.timeout)
+                        headers=headers, backend=self.name, timeout=self.timeout,
+                        deadline=self.deadline)
         return parse_results(data, backend=self.name, limit=limit, snippet="description", published="page_age",
                              date=iso_date)

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import socket
-import threading
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin
 
 import requests
 
+from winellbot.deadline import Deadline
 from winellbot.errors import FetchError, UnsafeURLError
 from winellbot.models import Document, SearchResult, stable_id
 from winellbot.interface import Fetcher
@@ -68,7 +67,7 @@ class WebFetcher(Fetcher):
         self.state = state
         self.timeout = timeout
         # requests' timeout bounds each socket wait, not the whole fetch; a server
-        # that trickles one byte at a time would otherwise hold the run (see _Deadline).
+        # that trickles one byte at a time would otherwise hold the run (winellbot/deadline.py).
         self.total_timeout = total_timeout if total_timeout is not None else 3 * timeout
         self.max_bytes = max_bytes
         self.max_redirects = max_redirects
@@ -77,12 +76,11 @@ class WebFetcher(Fetcher):
         self.min_text_chars = min_text_chars
         self.guard = UrlGuard(allow_private=allow_private, allowed_networks=allowed_networks,
                               resolver=resolver)
-        self._fetching = threading.local()  # the deadline of the fetch running in this thread
         if session is None:
             session = requests.Session()
             session.trust_env = False  # an environment proxy would bypass the connection guard
         # Mounted even when private addresses are allowed: it hands every socket to the deadline.
-        adapter = guarded_adapter(self.guard, on_connect=self._watch)
+        adapter = guarded_adapter(self.guard)
         session.mount("http://", adapter)
         session.mount("https://", adapter)
         self.session = session
@@ -122,25 +120,16 @@ class WebFetcher(Fetcher):
         All of it, redirects, headers and body, must arrive within ``total_timeout``: a deadline
         shuts the sockets down when it passes, however slowly a server trickles its bytes.
         """
-        deadline = _Deadline(self.total_timeout)
-        self._fetching.deadline = deadline
-        try:
-            page = self._download(url)
-        except FetchError as exc:
-            if deadline.expired:
-                raise FetchError(f"not fetched within {self.total_timeout:g} s") from exc
-            raise
-        finally:
-            deadline.cancel()
-            self._fetching.deadline = None
+        with Deadline(self.total_timeout) as deadline:
+            try:
+                page = self._download(url)
+            except FetchError as exc:
+                if deadline.expired:
+                    raise FetchError(f"not fetched within {self.total_timeout:g} s") from exc
+                raise
         if deadline.expired:  # the body ended because the deadline cut it short
             raise FetchError(f"not fetched within {self.total_timeout:g} s")
         return page
-
-    def _watch(self, sock: socket.socket) -> None:
-        deadline = getattr(self._fetching, "deadline", None)
-        if deadline is not None:
-            deadline.watch(sock)
 
     def _download(self, url: str) -> RawPage:
         for _ in range(self.max_redirects + 1):
@@ -226,40 +215,6 @@ class WebFetcher(Fetcher):
         if self.state is None:
             return
         self.state.record_source(key, original_url=original_url, status="error", error=str(exc)[:2000])
-
-
-class _Deadline:
-    """Shuts down every socket it watches once ``seconds`` have passed (a timer thread)."""
-
-    def __init__(self, seconds: float) -> None:
-        self.expired = False
-        self._sockets: list[socket.socket] = []
-        self._lock = threading.Lock()
-        self._timer = threading.Timer(seconds, self._expire)
-        self._timer.daemon = True
-        self._timer.start()
-
-    def watch(self, sock: socket.socket) -> None:
-        with self._lock:
-            self._sockets.append(sock)
-            if self.expired:
-                _shut(sock)
-
-    def cancel(self) -> None:
-        self._timer.cancel()
-
-    def _expire(self) -> None:
-        with self._lock:
-            self.expired = True
-            for sock in self._sockets:
-                _shut(sock)
-
-
-def _shut(sock: socket.socket) -> None:
-    try:
-        sock.shutdown(socket.SHUT_RDWR)  # wakes a thread blocked in recv(), unlike close()
-    except OSError:
-        pass
 
 
 def _charset(content_type: str) -> str | None:

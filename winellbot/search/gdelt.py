@@ -14,6 +14,7 @@ import requests
 
 from winellbot.models import SearchResult
 from winellbot.interface import SearchBackend
+from winellbot.deadline import mount
 from winellbot.search._web import DEFAULT_USER_AGENT, get_json
 from winellbot.search.filters import iso_date, parse_date
 
@@ -32,14 +33,15 @@ class GdeltSearch(SearchBackend):
 
     def __init__(self, *, base_url: str = "https://api.gdeltproject.org/api/v2/doc/doc",
                  timespan: str = "3months", language: str | None = "english", sort: str = "HybridRel",
-                 timeout: float = 20, session: requests.Session | None = None,
+                 timeout: float = 20, deadline: float = 30, session: requests.Session | None = None,
                  user_agent: str = DEFAULT_USER_AGENT) -> None:
         self.base_url = base_url
         self.timespan = timespan
         self.language = language
         self.sort = sort
         self.timeout = timeout
-        self.session = session or requests.Session()
+        self.deadline = deadline  # the whole request's limit (timeout: each wait for the server's next bytes)
+        self.session = mount(session or requests.Session())
         self.session.headers["User-Agent"] = user_agent
 
     def build_params(self, query: str, *, since: str | None, limit: int) -> dict[str, str]:
@@ -59,7 +61,8 @@ class GdeltSearch(SearchBackend):
     def search(self, query: str, *, since: str | None = None, limit: int = 10) -> list[SearchResult]:
         """Articles matching ``query`` seen since ``since``, in GDELT's order."""
         data = get_json(self.session, self.base_url, params=self.build_params(query, since=since, limit=limit),
-                        backend=self.name, timeout=self.timeout)
+                        backend=self.name, timeout=self.timeout,
+                        deadline=self.deadline)
         articles = data.get("articles", []) if isinstance(data, dict) else []
         results = []
         for art in articles:

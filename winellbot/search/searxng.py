@@ -18,6 +18,7 @@ from winellbot import clock
 from winellbot.errors import ConfigError
 from winellbot.models import SearchResult
 from winellbot.interface import SearchBackend
+from winellbot.deadline import mount
 from winellbot.search._web import DEFAULT_USER_AGENT, get_json, parse_results
 from winellbot.search.filters import iso_date, parse_date
 
@@ -39,7 +40,7 @@ class SearxngSearch(SearchBackend):
     name = "searxng"
 
     def __init__(self, *, base_url: str, categories: str = "news", language: str | None = None,
-                 use_week: bool = True, timeout: float = 15, session: requests.Session | None = None,
+                 use_week: bool = True, timeout: float = 15, deadline: float = 30, session: requests.Session | None = None,
                  user_agent: str = DEFAULT_USER_AGENT, now: Callable[[], dt.datetime] = _now) -> None:
         if not base_url:
             raise ConfigError("the SearXNG backend needs the instance's base URL")
@@ -48,7 +49,8 @@ class SearxngSearch(SearchBackend):
         self.language = language
         self.use_week = use_week
         self.timeout = timeout
-        self.session = session or requests.Session()
+        self.deadline = deadline  # the whole request's limit (timeout: each wait for the server's next bytes)
+        self.session = mount(session or requests.Session())
         self.session.headers["User-Agent"] = user_agent
         self.now = now
 
@@ -78,6 +80,7 @@ class SearxngSearch(SearchBackend):
     def search(self, query: str, *, since: str | None = None, limit: int = 10) -> list[SearchResult]:
         """Results for ``query`` in SearXNG's order; SearXNG has no count parameter, so cut here."""
         data = get_json(self.session, f"{self.base_url}/search", params=self.build_params(query, since=since),
-                        headers={"Accept": "application/json"}, backend=self.name, timeout=self.timeout)
+                        headers={"Accept": "application/json"}, backend=self.name, timeout=self.timeout,
+                        deadline=self.deadline)
         return parse_results(data, backend=self.name, limit=limit, snippet="content", published="publishedDate",
                              date=iso_date)

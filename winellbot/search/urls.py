@@ -15,6 +15,7 @@ import socket
 from collections.abc import Callable
 from urllib.parse import SplitResult, quote, unquote_plus, urlsplit, urlunsplit
 
+from winellbot.deadline import adapter
 from winellbot.errors import FetchError, UnsafeURLError
 
 Resolver = Callable[[str, int], list[str]]
@@ -173,45 +174,19 @@ class UrlGuard:
         return any(ip.version == net.version and ip in net for net in self.allowed_networks)
 
 
-def guarded_adapter(guard: UrlGuard, on_connect: Callable[[socket.socket], None] | None = None):
+def guarded_adapter(guard: UrlGuard):
     """A requests adapter that re-checks the address each new connection actually reached.
 
     The check in :meth:`UrlGuard.check` resolves the name once; the HTTP library
     resolves it again when it connects. This adapter closes that gap. Proxies
-    are not used with it (the peer would be the proxy). ``on_connect`` is told
-    every socket it lets through (the fetcher's deadline watches them).
+    are not used with it (the peer would be the proxy). Its sockets are handed to
+    the deadlines open on the thread (winellbot/deadline.py).
     """
-    from requests.adapters import HTTPAdapter
-    from urllib3.connection import HTTPConnection, HTTPSConnection
-    from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
-
-    def checked(sock):
+    def checked(sock: socket.socket) -> None:
         try:
             guard.check_address(str(sock.getpeername()[0]))
         except UnsafeURLError:
             sock.close()
             raise
-        if on_connect is not None:
-            on_connect(sock)
-        return sock
 
-    class _Http(HTTPConnection):
-        def _new_conn(self):
-            return checked(super()._new_conn())
-
-    class _Https(HTTPSConnection):
-        def _new_conn(self):
-            return checked(super()._new_conn())
-
-    class _HttpPool(HTTPConnectionPool):
-        ConnectionCls = _Http
-
-    class _HttpsPool(HTTPSConnectionPool):
-        ConnectionCls = _Https
-
-    class _GuardedAdapter(HTTPAdapter):
-        def init_poolmanager(self, *args, **kwargs):
-            super().init_poolmanager(*args, **kwargs)
-            self.poolmanager.pool_classes_by_scheme = {"http": _HttpPool, "https": _HttpsPool}
-
-    return _GuardedAdapter()
+    return adapter(checked)

@@ -313,6 +313,20 @@ class State:
             where.append("status = ?"), args.append(status)
         return list(self.db["suggestions"].rows_where(" and ".join(where) or None, args, order_by="created, rowid"))
 
+    def wikis(self, ids: Iterable[str]) -> dict[str, str]:
+        """The wiki each of the suggestions ``ids`` was recorded for ("" where none was)."""
+        ids = list(ids)
+        if not ids:
+            return {}
+        rows = self.db.execute(f"select id, wiki from suggestions where id in ({','.join('?' * len(ids))})", ids)
+        return {sid: wiki or "" for sid, wiki in rows.fetchall()}
+
+    def pages_with(self, status: str, wiki: str) -> set[str]:
+        """The pages holding a suggestion in ``status`` recorded for ``wiki`` or for none."""
+        rows = self.db.execute("select distinct page from suggestions where status = ? and "
+                               "(wiki is null or wiki = '' or wiki = ?)", [status, wiki])
+        return {r[0] for r in rows.fetchall()}
+
     def pending(self, page: str) -> list[Suggestion]:
         """This page's suggestions waiting to be posted, rebuilt from state (a crash loses none)."""
         return [self.load_suggestion(row) for row in self.suggestions(page=page, status="proposed")]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from winellbot.state.intents import migrate_013
 from winellbot.state.outcomes import migrate_006
 from winellbot.state.reviews import migrate_010
 from winellbot.state.revisions import migrate_011
@@ -121,6 +122,10 @@ def _m012_review_sessions(schema) -> None:
     # The review page's sessions, which logout, a block, a lost right or a timeout end on the server
     # (winellbot/state/sessions.py).
     migrate_012(schema)
+def _m013_post_intents(schema) -> None:
+    # The posts announced before a wiki save and not yet recorded, recorded at the next start with the
+    # revision read back from the wiki (winellbot/state/intents.py).
+    migrate_013(schema)
 
 
 MIGRATIONS: list[tuple[str, Callable[..., None]]] = [
@@ -136,4 +141,5 @@ MIGRATIONS: list[tuple[str, Callable[..., None]]] = [
     ("010_review", _m010_review),
     ("011_revisions", _m011_revisions),
     ("012_review_sessions", _m012_review_sessions),
+    ("013_post_intents", _m013_post_intents),
 ]

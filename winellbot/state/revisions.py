@@ -87,6 +87,18 @@ class RevisionStore:
         where, args = ("revised_at >= ?", [since]) if since else (None, [])
         return [dict(r) for r in self.db["revisions"].rows_where(where, args, order_by="id")]
 
+    def posted_since(self) -> int:
+        """Revisions still ``approved`` whose suggestion the state now records as posted (a post recorded at
+        a later start, after a crash): ``posted``, with the post's link. Returns how many."""
+        rows = self.db.query("select v.suggestion_id, p.url from revisions v join posts p on p.suggestion_id = "
+                             "v.suggestion_id where v.status = 'approved' and p.id = (select max(id) from posts "
+                             "where suggestion_id = v.suggestion_id)")
+        done = 0
+        with self.db.atomic():
+            for r in list(rows):
+                done += self.set_status(r["suggestion_id"], "posted", post_url=r["url"] or "")
+        return done
+
     def export(self, *, since: str | None = None) -> list[dict]:
         """Every revision (undone and refused ones too, with their status), oldest first, with what
         the bot's line came from: the article, the section and the source's citation."""

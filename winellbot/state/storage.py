@@ -12,6 +12,7 @@ which sqlite-utils catches and handles itself) are left as they are.
 from __future__ import annotations
 
 import contextlib
+import errno
 import sqlite3
 from collections.abc import Iterator
 
@@ -52,6 +53,23 @@ def failure(path: str, exc: BaseException, *, opening: bool = False) -> StorageE
     """One line for ``exc``, an error of the state's file at ``path``."""
     what = f"cannot open state database {path}" if opening else f"the state database {path} failed"
     return StorageError(f"{what}: {exc}: {advice(exc) or DAMAGED}")
+
+
+# The errors of a file the bot keeps beside the state (Pywikibot's cookie jar, throttle file, API cache).
+FILE_ERRNOS = {errno.ENOSPC: "its disk is full: free space there, then run again",
+               errno.EDQUOT: "the disk quota is spent: free space there, then run again",
+               errno.EROFS: NOT_WRITABLE, errno.EACCES: NOT_WRITABLE, errno.EPERM: NOT_WRITABLE,
+               errno.EIO: "its disk failed to read or write it: check the disk and its free space, then run again"}
+
+
+def file_failure(exc: BaseException, what: str, folder: str = "") -> StorageError | None:
+    """One line for ``exc`` when it is an error of a file of ``what`` (e.g. "Pywikibot's files beside the
+    state", in ``folder``) such as a full disk; None for any other error (a network error is an OSError too)."""
+    if not isinstance(exc, OSError) or isinstance(exc, ConnectionError) or exc.errno not in FILE_ERRNOS:
+        return None
+    where = getattr(exc, "filename", None) or folder
+    where = f" ({where})" if where else ""
+    return StorageError(f"{what}{where} could not be written: {exc.strerror or exc}: {FILE_ERRNOS[exc.errno]}")
 
 
 class _Guard:

@@ -10,6 +10,8 @@ own (:mod:`winellbot.errors`), each with one line that names the problem:
                                                             (:func:`refusal`: who refused, the code, why)
     a page deleted or missing                            -> PageGone         this page only
     anything else Pywikibot raises                       -> WikiError        this page only
+    a full disk or a read-only folder under Pywikibot's  -> StorageError     stops the cycle, in the one line
+    own files (cookie jar, throttle file, API cache)                         of every storage failure
 
 :func:`bounded_wait` turns the operator's ``wiki.max_wait`` into Pywikibot's retry settings, so
 that a wiki that does not answer is given up after about that long (Pywikibot's defaults retry
@@ -30,6 +32,7 @@ from collections.abc import Callable, Iterator
 import requests
 
 from winellbot.errors import LoginLost, PageGone, PostingRefused, WikiError, WikiUnreachable, WinellbotError
+from winellbot.state.storage import file_failure
 
 _PROTECTED = {"protectedpage", "cascadeprotected", "protectedtitle", "protectednamespace",
               "protectednamespace-interface", "permissiondenied", "blocked", "autoblocked", "abusefilter-disallowed",
@@ -50,10 +53,15 @@ _LOGIN = {"assertuserfailed", "assertbotfailed", "notloggedin", "badtoken", "mwo
 
 def translate(exc: BaseException, what: str) -> WinellbotError:
     """The winellbot error for ``exc`` raised while doing ``what`` (a few words: "reading Foo")."""
+    from pywikibot import config
     from pywikibot import exceptions as pwb
 
     if isinstance(exc, WinellbotError):
         return exc
+    # its cookie jar, throttle file and API cache
+    files = file_failure(exc, "Pywikibot's files beside the state", str(config.base_dir))
+    if files is not None and not isinstance(exc, requests.RequestException):
+        return files
     code = getattr(exc, "code", "") or ""
     detail = _one_line(exc)
     if isinstance(exc, pwb.LockedPageError) or code in ("protectedpage", "cascadeprotected", "protectedtitle"):
@@ -103,7 +111,7 @@ def is_wiki_error(exc: BaseException) -> bool:
     from pywikibot import exceptions as pwb
 
     return isinstance(exc, (pwb.Error, requests.RequestException, ConnectionError, socket.timeout, TimeoutError,
-                            EOFError))
+                            EOFError)) or file_failure(exc, "") is not None
 
 
 @contextlib.contextmanager
@@ -180,6 +188,8 @@ def _one_line(exc: BaseException) -> str:
     text = " ".join(str(exc).split()) or type(exc).__name__
     if "Connection refused" in text:
         return "connection refused"
+    if "(a total deadline)" in text:  # winellbot/deadline.py, through Pywikibot's retries
+        return text[text.index("no complete answer"):] if "no complete answer" in text else "timed out"
     if "Read timed out" in text or "ConnectTimeout" in text or "timed out" in text:
         return "timed out"
     return text[:300]

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from winellbot import __version__
+from winellbot.deadline import DeadlineSession
 from winellbot.errors import ConfigError, WikiError
 from winellbot.wiki.boundary import boundary, bounded_wait, quiet_retries
 
@@ -75,7 +76,9 @@ def configure(*, throttle: float | None = None, maxlag: int | None = None,
     (``minthrottle``); ``maxlag`` is the ``write_maxlag`` sent with edits; ``simulate`` makes every
     write API request a no-op at Pywikibot's lowest layer. ``max_wait`` bounds how long a wiki that
     does not answer is retried (seconds; see :func:`winellbot.wiki.boundary.bounded_wait`), and
-    is applied before ``max_retries`` and ``retry_wait``, which override it when given.
+    is applied before ``max_retries`` and ``retry_wait``, which override it when given; each request
+    to the wiki is then over within a quarter of it in all, however slowly the wiki sends its answer
+    (a deadline, winellbot/deadline.py: a timeout bounds only each wait for the next bytes).
     """
     from pywikibot import config
 
@@ -83,6 +86,7 @@ def configure(*, throttle: float | None = None, maxlag: int | None = None,
     if max_wait is not None:
         for name, value in bounded_wait(max_wait).items():
             setattr(config, name, value)
+        _deadline_per_request(max_wait / 4)
 
     if throttle is not None:
         config.put_throttle = throttle
@@ -95,6 +99,19 @@ def configure(*, throttle: float | None = None, maxlag: int | None = None,
         config.retry_wait = retry_wait
     if simulate is not None:
         config.simulate = simulate
+
+
+def _deadline_per_request(seconds: float) -> None:
+    """Pywikibot's requests (all through ``pywikibot.comms.http.session``) each over within ``seconds``;
+    one cut short is a timeout to Pywikibot, retried as its settings say."""
+    from pywikibot.comms import http
+
+    if isinstance(http.session, DeadlineSession):
+        http.session.seconds = seconds
+        return
+    session = DeadlineSession(seconds)
+    session.cookies = http.cookie_jar
+    http.session = session
 
 
 def family_name_for(api_url: str) -> str:

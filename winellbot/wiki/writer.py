@@ -242,6 +242,30 @@ class WikiWriter:
                 return revid
         raise AssertionError("unreachable")
 
+    @guarded(lambda self, article_title, *a, **k: f"reading where suggestions for {article_title} went up")
+    def revisions_adding(self, article_title: str, target: str, suggestion_ids, *,
+                         history: int = 50) -> tuple[str, dict[str, int]]:
+        """Where a post of ``suggestion_ids`` went (``target``, or the article's talk page when empty) and,
+        for each one on that page now, the revision that added it (read from its latest ``history``
+        revisions; the oldest one read when the id is in all of them). Nothing is saved."""
+        page = self._page(target) if target else self._talk_page(article_title)
+        if not page.exists():
+            return page.title(), {}
+        wanted = set(suggestion_ids) & present_ids(page.get(force=True))
+        found: dict[str, int] = {}
+        newer = None
+        for rev in page.revisions(content=True, total=history):  # newest first
+            held = present_ids(rev.text or "")
+            if newer is not None:
+                for sid in wanted - held - set(found):
+                    found[sid] = newer.revid  # the newer revision holds it, this one does not: it added it
+            newer = rev
+            if not wanted - set(found) or not held & wanted:
+                break
+        for sid in wanted - set(found):
+            found[sid] = newer.revid
+        return page.title(), found
+
     def permalink(self, title: str, revid: int | None, suggestion_id: str) -> str:
         """The permanent link of ``revid`` of ``title``, at the suggestion's box."""
         page = self._page(title)
