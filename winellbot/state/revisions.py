@@ -91,8 +91,8 @@ class RevisionStore:
         """Revisions still ``approved`` whose suggestion the state now records as posted (a post recorded at
         a later start, after a crash): ``posted``, with the post's link. Returns how many."""
         rows = self.db.query("select v.suggestion_id, p.url from revisions v join posts p on p.suggestion_id = "
-                             "v.suggestion_id where v.status = 'approved' and p.id = (select max(id) from posts "
-                             "where suggestion_id = v.suggestion_id)")
+                             "v.suggestion_id where v.status = 'approved' and p.posted_at >= v.revised_at "
+                             "and p.id = (select max(id) from posts where suggestion_id = v.suggestion_id)")
         done = 0
         with self.db.atomic():
             for r in list(rows):
