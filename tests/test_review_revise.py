@@ -10,6 +10,7 @@ import secrets
 import lxml.html
 import pytest
 
+from review_client import client_of, token
 from review_scene import queue_suggestions, suggestion
 from winellbot.config import Settings
 from winellbot.review.app import create_app
@@ -46,20 +47,10 @@ def page(local_wiki, reviser, tmp_path):
     state.record_source(s.update.document.url, original_url=s.update.document.url, title="Ferry news",
                         publisher="Westmark Gazette", published="2026-03-03", status="ok", error=None,
                         content_hash="x", text=PASSAGE)
-    c = app_client(create_app(settings, secret_key="t-" + secrets.token_hex(8)))
+    c = client_of(create_app(settings, secret_key="t-" + secrets.token_hex(8)))
     r = c.post("/login/local", data={"csrf": token(c.get("/login").data), "username": NAME, "password": PASSWORD})
     assert r.status_code == 303
     return {"c": c, "state": state, "sid": s.id, "made": made, "settings": settings}
-
-
-def app_client(app):
-    c = app.test_client()
-    c.environ_base["wsgi.url_scheme"] = "https"
-    return c
-
-
-def token(html: bytes) -> str:
-    return lxml.html.fromstring(html).xpath('//input[@name="csrf"]/@value')[0]
 
 
 def form(c, sid: str, **fields):

@@ -11,7 +11,7 @@ import threading
 import time
 
 import pytest
-from wikiscene import run_cycle
+from wikiscene import page_text as text, run_cycle
 
 from winellbot.state.reviews import Decision, ReviewStore
 from winellbot.state.revisions import RevisionStore
@@ -23,13 +23,6 @@ MARK = "<!-- winellbot-suggestion:"
 def reviewed(scene):
     scene["settings"].review.mode = "reviewed"
     return scene
-
-
-def text(site, title: str) -> str:
-    import pywikibot
-
-    page = pywikibot.Page(site, title)
-    return page.text if page.exists() else ""
 
 
 def first_open(state, page: str) -> dict:

@@ -13,7 +13,7 @@ import threading
 import time
 
 import pytest
-from wikiscene import configured_state, for_a_job_to_kill, run_cycle, wait_out_a_killed_job
+from wikiscene import page_text as text, configured_state, for_a_job_to_kill, run_cycle, wait_out_a_killed_job
 
 from winellbot.config import dump_settings
 from winellbot.errors import PostingRefused
@@ -26,13 +26,6 @@ MARK = "<!-- winellbot-suggestion:"
 def reviewed(scene):
     scene["settings"].review.mode = "reviewed"
     return scene
-
-
-def text(site, title: str) -> str:
-    import pywikibot
-
-    page = pywikibot.Page(site, title)
-    return page.text if page.exists() else ""
 
 
 def approve(state, sid: str, who: str = "Reviewer One") -> None:

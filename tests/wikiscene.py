@@ -136,6 +136,14 @@ def run_cycle(settings: Settings, titles, dry_run: bool = False):
     return bot.run(titles, force=True), state, bot
 
 
+def page_text(site, title: str) -> str:
+    """A page's wikitext as the wiki holds it now ("" when it does not exist)."""
+    import pywikibot
+
+    page = pywikibot.Page(site, title)
+    return page.text if page.exists() else ""
+
+
 def fact_suggestion(article: str, fact: str = "A bridge opened in 2024.") -> Suggestion:
     """One small suggestion for ``article`` (for writer tests that only need something to post)."""
     doc = Document(id="d", url="https://news.example/fact", title="News", text=fact)
