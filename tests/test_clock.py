@@ -20,7 +20,7 @@ import pytest
 from wikiscene import configured_state
 
 from winellbot.article import parse_article
-from winellbot.bot import since_for
+from winellbot.search.dated import since_for
 from winellbot.clock import TOLERANCE_S, Clock, describe, is_ahead
 from winellbot.config import Settings, dump_settings
 from winellbot.models import Citation, Document, Edit, PipelineResult, Suggestion, Update

@@ -27,25 +27,22 @@ from dataclasses import dataclass, field
 
 from winellbot import clock
 from winellbot.article import parse_article
-from winellbot.config import Settings
 from winellbot.errors import BudgetExceeded, PostingRefused, ShutoffError, StorageError, WikiDown, WinellbotError
 from winellbot.gates.acceptability import features
-from winellbot.gates.base import needs_rewording
-from winellbot.interface import SearchBackend
-from winellbot.models import Article, PipelineResult, SearchResult
+from winellbot.models import Article, PipelineResult
 from winellbot.outcomes.adoption import fingerprint
 from winellbot.outcomes.tracker import OutcomeCheck
 from winellbot.outcomes.verdicts import ReviewSync
 from winellbot.pipeline.pipeline import propose_checked
 from winellbot.posting import PostPlan, PostPlanner, resolve_style
 from winellbot.review.outbox import Approved, Withdrawals
+from winellbot.search.dated import DatedSearch, since_for
 from winellbot.state.db import Measured, State
 from winellbot.state.intents import LostPosts, PostIntents
 from winellbot.state.leases import LEASE_SECONDS, LeaseLost, Leases
 from winellbot.state.outcomes import OutcomeStore
 from winellbot.state.posts import PostClaims
 from winellbot.state.reviews import ReviewStore
-from winellbot.state.revisions import RevisionStore
 from winellbot.text import kept_text
 from winellbot.wiki import render
 from winellbot.wiki.exclusion import exclusion
@@ -154,10 +151,7 @@ class WinellBot:
         """The pages' work: reviewers' verdicts and the queue's estimates brought up to date, the due
         pages treated and posted, then what reviewers approved on pages not due now is posted;
         ``approved_only``: only that last part."""
-        if not self.dry_run:  # posts recorded at this start (state/intents.py): their revisions and undos settled
-            RevisionStore(self.state).posted_since()
-            ReviewStore(self.state).settle_posted()
-        self.withdraw_undone()
+        self.withdraw_undone()  # posts recorded at this start (state/intents.py) settled too
         if self.approved_only:
             report.due = self._approved_pages()
             self._work(report, report.due, {}, stop)
@@ -381,7 +375,7 @@ class WinellBot:
         if done:
             links = {sid: self.writer.permalink(outcome.target, outcome.revid, sid) for sid in done}
             self.state.record_post(done, outcome.target, outcome.revid, outcome.section_title, links)
-            self._settle_reviews(done, links)
+            self.withdraw_undone(done, links)
             self.track_outcomes(article, [s for s in plan.post if s.id in done])
         if intents is not None:
             intents.done(ids)
@@ -436,22 +430,11 @@ class WinellBot:
 
     def _postable(self, article: Article, opted_in: bool) -> tuple[list, dict[str, str]]:
         """The page's suggestions that may be posted now, and who approved each: in the direct mode every
-        pending one; in the reviewed mode those with a recorded approval (an ``approved`` status without
-        one is never posted), and where the opt-in says ``review=no`` the pending ones the bar passes."""
-        title = article.title
+        pending one; in the reviewed mode :meth:`winellbot.review.outbox.Approved.postable`."""
         if self.settings.review.mode == "direct":
-            return [s for s in self.state.pending(title) if not s.blocked], {}
-        approved = [self.state.load_suggestion(r) for r in self.state.suggestions(page=title, status="approved")]
-        approvals = ReviewStore(self.state).approvals([s.id for s in approved])
-        postable = [s for s in approved if s.id in approvals and not s.blocked]
-        if opted_in:
-            gate = self._acceptability_gate()
-            bar = [self.state.load_suggestion(r) for r in self.state.suggestions(page=title, status="proposed")
-                   if gate is None or gate.passes(r.get("estimate"))]
-            unreviewed = [s for s in bar if not s.blocked and not needs_rewording(s)]  # wording: a reviewer's
-            if unreviewed and self.writer.asks_unreviewed(title):  # the wiki is asked only when it matters
-                postable += unreviewed
-        return postable, approvals
+            return [s for s in self.state.pending(article.title) if not s.blocked], {}
+        return Approved(self.state).postable(article.title, opted_in, self._acceptability_gate(),
+                                             self.writer.asks_unreviewed)
 
     def _of_this_wiki(self, title: str, suggestions: list, report: CycleReport | None) -> list:
         """Those of ``suggestions`` recorded for the wiki this bot writes (or for none: made before the state
@@ -474,21 +457,12 @@ class WinellBot:
         pages = [p for p in ReviewStore(self.state).approved_pages() if p in ours]
         return pages[: self.settings.schedule.max_pages_per_cycle]
 
-    def _settle_reviews(self, done: list[str], links: dict[str, str]) -> None:
-        """After a post is recorded: its revisions are posted (with their link), and a post whose approval
-        was undone while it was written is withdrawn at once (reviewed mode)."""
-        if self.settings.review.mode != "reviewed":
-            return
-        for sid in done:
-            RevisionStore(self.state).set_status(sid, "posted", post_url=links.get(sid))
-        if ReviewStore(self.state).settle_posted(done):
-            self.withdraw_undone()
-
-    def withdraw_undone(self) -> int:
-        """Withdraw the posts whose approval a reviewer undid (:class:`winellbot.review.outbox.Withdrawals`)."""
-        if self.dry_run or _simulating():
+    def withdraw_undone(self, done: list[str] | None = None, links: dict[str, str] | None = None) -> int:
+        """Settle the reviews of posts just recorded (``done``; None: any) and withdraw every post whose
+        approval was undone (:class:`winellbot.review.outbox.Withdrawals`); nothing in a dry run."""
+        if self.dry_run or _simulating() or self.settings.review.mode != "reviewed":
             return 0
-        return Withdrawals(self.state, self.writer).run()
+        return Withdrawals(self.state, self.writer).run(done, links)
 
     def _claim_posts(self, title: str, plan: PostPlan, report: CycleReport | None) -> PostPlan:
         """With several jobs on the state, claim the planned posts first (state/posts.py): the caps
@@ -571,25 +545,3 @@ def _pause_for_tests(variable: str) -> None:
     delay = os.environ.get(variable)
     if delay:
         time.sleep(float(delay))
-
-
-class DatedSearch(SearchBackend):
-    """Passes a fixed ``since`` to every query: only sources newer than the page's last check count."""
-
-    def __init__(self, inner: SearchBackend, since: str | None) -> None:
-        self.inner = inner
-        self.since = since
-        self.name = inner.name
-
-    def search(self, query: str, *, since: str | None = None, limit: int = 10) -> list[SearchResult]:
-        return self.inner.search(query, since=since or self.since, limit=limit)
-
-
-def since_for(settings: Settings, last_checked: str | None) -> str:
-    """The oldest date a page's search may return: its last check, or the search window's start. A last
-    check dated after now was recorded by a clock that ran fast, and when it really happened is not
-    known: the search goes back the whole window (what was found before is not proposed twice)."""
-    window = clock.today() - dt.timedelta(days=settings.search.window_days)
-    if last_checked and not clock.is_ahead(last_checked):
-        return max(last_checked[:10], window.isoformat())
-    return window.isoformat()

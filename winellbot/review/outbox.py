@@ -8,8 +8,9 @@ Before anything is rendered, a revision is checked again as the writer checks an
 (``recheck``: a callable given the suggestion as it would be posted, the reviewer's text and note,
 returning a finding in words or None); one that fails goes back to the queue with the finding and is never posted.
 
-:class:`Withdrawals` withdraws, through the writer's one write path, every post whose approval was
-undone (status ``withdrawing``): the box's status becomes ``withdrawn`` with an edit summary naming who
+:class:`Withdrawals` settles the posts just recorded (a revision posted; an approval undone while
+the post was in flight makes it ``withdrawing``) and withdraws, through the writer's one write path,
+every post whose approval was undone: the box's status becomes ``withdrawn`` with an edit summary naming who
 undid it, then the state says ``withdrawn``. A crash between the two is finished by the next run (the
 writer's status change is idempotent).
 """
@@ -21,6 +22,7 @@ import re
 from collections.abc import Callable
 
 from winellbot import clock
+from winellbot.gates.base import needs_rewording
 from winellbot.models import Suggestion
 from winellbot.state.reviews import ReviewStore
 from winellbot.state.revisions import RevisionStore
@@ -46,6 +48,22 @@ class Approved:
 
     def __init__(self, state, recheck: Recheck | None = None) -> None:
         self.state, self.recheck = state, recheck
+
+    def postable(self, title: str, opted_in: bool, gate, asks_unreviewed: Callable[[str], bool]) -> tuple[list, dict]:
+        """The page's suggestions that may be posted now in the reviewed mode, and who approved each: those
+        with a recorded approval (an ``approved`` status without one is never posted), and where the opt-in
+        says ``review=no`` (``asks_unreviewed``, asked of the wiki only when it matters) the pending ones the
+        acceptability ``gate``'s bar passes, but a line marked for rewording (a reviewer's to word)."""
+        approved = [self.state.load_suggestion(r) for r in self.state.suggestions(page=title, status="approved")]
+        approvals = ReviewStore(self.state).approvals([s.id for s in approved])
+        postable = [s for s in approved if s.id in approvals and not s.blocked]
+        if opted_in:
+            bar = [self.state.load_suggestion(r) for r in self.state.suggestions(page=title, status="proposed")
+                   if gate is None or gate.passes(r.get("estimate"))]
+            unreviewed = [s for s in bar if not s.blocked and not needs_rewording(s)]
+            if unreviewed and asks_unreviewed(title):
+                postable += unreviewed
+        return postable, approvals
 
     def prepare(self, post: tuple[Suggestion, ...], notes: dict[str, Notes], reviewed: set[str]) -> Prepared:
         """``post`` (suggestions of one page, as the posting policy planned them; ``reviewed``: the ids that
@@ -113,8 +131,18 @@ class Withdrawals:
     def __init__(self, state, writer) -> None:
         self.state, self.writer = state, writer
 
-    def run(self) -> int:
-        """Withdraw every ``withdrawing`` suggestion's post; returns how many boxes changed."""
+    def run(self, done: list[str] | None = None, links: dict[str, str] | None = None) -> int:
+        """Settle the posts just recorded (``done``, with their ``links``; None: every recorded post, as at
+        a start that recorded lost posts): their revisions ``posted``, and those whose approval was undone
+        meanwhile ``withdrawing``. Then withdraw every ``withdrawing`` suggestion's post; returns how many
+        boxes changed."""
+        revisions = RevisionStore(self.state)
+        if done is None:
+            revisions.posted_since()
+        else:
+            for sid in done:
+                revisions.set_status(sid, "posted", post_url=(links or {}).get(sid))
+        ReviewStore(self.state).settle_posted(done)
         changed = 0
         for row in ReviewStore(self.state).withdrawing():
             why = row["status_reason"] or "its approval was undone"
