@@ -11,7 +11,7 @@ import threading
 import time
 
 import pytest
-from wikiscene import page_text as text, run_cycle
+from wikiscene import configured_state, page_text as text, run_cycle
 
 from winellbot.state.reviews import Decision, ReviewStore
 from winellbot.state.revisions import RevisionStore
@@ -120,3 +120,41 @@ def test_an_undo_racing_the_job_never_leaves_a_post_without_its_approval(reviewe
     else:  # written before the undo counted: recorded, then withdrawn once
         assert talk.count(f"{MARK}{row['id']} -->") == 1 and f"|id={row['id']}|status=withdrawn" in talk
         assert status == "withdrawn" and state.posted(page=opted)
+
+
+def test_an_undo_then_a_crash_between_the_write_and_its_record_withdraws_the_post_once(reviewed, site, tmp_path):
+    """The job saved the post, the reviewer undid the approval, the job was killed before its record: the
+    next start records the post it finds on the wiki (state/intents.py), then withdraws it, once."""
+    import signal
+    import subprocess
+    import sys
+
+    from wikiscene import for_a_job_to_kill, wait_out_a_killed_job
+
+    from winellbot.config import dump_settings
+
+    s, opted = reviewed["settings"], reviewed["opted"]
+    _, state, _ = run_cycle(s, [opted])
+    row = first_open(state, opted)
+    store = ReviewStore(state)
+    store.decide(Decision(row["id"], "Reviewer One", "approve"))
+    config = tmp_path / "winellbot.toml"
+    config.write_text(dump_settings(s), encoding="utf-8")
+    env = for_a_job_to_kill(dict(os.environ, WINELLBOT_PAUSE_AFTER_WRITE="60", PYTHONUNBUFFERED="1"))
+    proc = subprocess.Popen([sys.executable, "-m", "winellbot.cli", "once", "--config", str(config), f"-page:{opted}"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None and MARK not in text(site, f"Talk:{opted}"):
+        time.sleep(0.3)
+    assert proc.poll() is None, proc.stdout.read().decode()
+    assert store.undo("Reviewer One", store.last_decision("Reviewer One")["id"]).taken  # back in the queue ...
+    proc.send_signal(signal.SIGKILL)  # ... while the job that saved the post dies before its record
+    proc.wait()
+    wait_out_a_killed_job(s)
+    run_cycle(s, [opted])
+    talk = text(site, f"Talk:{opted}")
+    assert talk.count(f"{MARK}{row['id']} -->") == 1 and f"|id={row['id']}|status=withdrawn" in talk
+    after = configured_state(s)
+    assert after.suggestion(row["id"])["status"] == "withdrawn" and after.posted(page=opted)
+    run_cycle(s, [opted])
+    assert text(site, f"Talk:{opted}") == talk  # withdrawn once
