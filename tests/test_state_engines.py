@@ -322,3 +322,12 @@ def test_the_status_summary_and_the_outcome_store_read_the_same_on_both_engines(
     assert json.dumps(summary["tokens"]) == '{"prompt": 7, "completion": 3, "calls": 1, "cached": 0}'
     assert summary["by_status"] == {"posted": 1} and summary["schema"] == MIGRATIONS[-1][0]
     assert state.posted()[0]["url"] == "https://wiki/x" and state.review_targets() == {"Talk:Town": None}
+
+
+def test_on_mariadb_the_server_bounds_every_statement_of_the_states_sessions(mariadb_url):
+    """MariaDB's own deadline for a statement's work (max_statement_time), which the client's per-read
+    timeouts do not give: set on every connection the state opens."""
+    from winellbot.state.sqldb import STATEMENT_S
+
+    state = State(url=mariadb_url)
+    assert float(state.db.execute("select @@max_statement_time").fetchone()[0]) == STATEMENT_S

@@ -19,7 +19,8 @@ Contracts:
 - A server that accepts the connection and never answers is given up on: connecting, and each read
   and write of a statement, wait at most :data:`TIMEOUTS` (``connect_timeout``, ``read_timeout``,
   ``write_timeout`` in the URL's query override them); a lock waited for server-side (a named lock, a
-  row's lock) is asked for in steps shorter than the read timeout.
+  row's lock) is asked for in steps shorter than the read timeout; the server itself stops any one
+  statement after :data:`STATEMENT_S` seconds (MariaDB's ``max_statement_time``).
 - Rows are dicts (``query``, ``rows_where``) or tuples (``execute``); a ``sum`` the server returns
   as a decimal comes back as an int (or a float), as SQLite gives it.
 """
@@ -39,9 +40,12 @@ from sqlite_utils.db import NotFoundError
 
 from winellbot.errors import StateError, StorageError
 
-# innodb_lock_wait_timeout: a row's lock (post claims take one) is waited for less long than a read.
+# innodb_lock_wait_timeout: a row's lock (post claims take one) is waited for less long than a read;
+# max_statement_time: the server gives up on any one statement after this many seconds (MariaDB's own
+# deadline for a statement's work, which the client's per-read timeouts do not bound).
+STATEMENT_S = 30
 SESSION_SETUP = ("SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION,"
-                 "ANSI_QUOTES', time_zone = '+00:00', innodb_lock_wait_timeout = 15")
+                 f"ANSI_QUOTES', time_zone = '+00:00', innodb_lock_wait_timeout = 15, max_statement_time = {STATEMENT_S}")
 POOL_RECYCLE_S = 280  # below the shortest idle timeout a shared server is likely to set (ToolsDB's is minutes)
 # Seconds PyMySQL waits to connect, and for each read and write of a statement (without them a
 # server that accepts the connection and never answers holds a job forever).
