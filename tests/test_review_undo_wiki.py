@@ -38,7 +38,7 @@ def test_a_revision_is_posted_once_in_the_reviewers_words(reviewed, site):
                                               note="checked against the source")).taken
     run_cycle(s, [opted])
     talk = text(site, f"Talk:{opted}")
-    assert talk.count(f"{MARK}{row['id']} -->") == 1 and wording in talk, (state.suggestion(row["id"])["status_reason"], list(state.db["errors"].rows))
+    assert talk.count(f"{MARK}{row['id']} -->") == 1 and wording in talk, state.suggestion(row["id"])["status_reason"]
     assert "checked against the source" in talk and "[[User:Reviewer One|Reviewer One]]" in talk
     box = talk.split(f"{MARK}{row['id']} -->")[1].split("'''Source:'''")[0]
     assert row["update_text"] not in box  # the bot's line stays in the state, out of the post

@@ -45,7 +45,8 @@ from winellbot.errors import StateError, StorageError
 # deadline for a statement's work, which the client's per-read timeouts do not bound).
 STATEMENT_S = 30
 SESSION_SETUP = ("SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION,"
-                 f"ANSI_QUOTES', time_zone = '+00:00', innodb_lock_wait_timeout = 15, max_statement_time = {STATEMENT_S}")
+                 f"ANSI_QUOTES', time_zone = '+00:00', innodb_lock_wait_timeout = 15, "
+                 f"max_statement_time = {STATEMENT_S}")
 POOL_RECYCLE_S = 280  # below the shortest idle timeout a shared server is likely to set (ToolsDB's is minutes)
 # Seconds PyMySQL waits to connect, and for each read and write of a statement (without them a
 # server that accepts the connection and never answers holds a job forever).
