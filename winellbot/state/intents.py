@@ -120,7 +120,12 @@ class LostPosts:
                 log.info("%s: %d post(s) found on %s (revision %s) recorded", intent.page, len(sids), target, revid)
                 recorded += len(sids)
             if found and intent.target and self.index:
-                self.writer.list_on_index(self.index, target, intent.page)
+                try:
+                    self.writer.list_on_index(self.index, target, intent.page)
+                except (WikiDown, StorageError):
+                    raise
+                except WinellbotError as exc:  # a listing refused (the index is a control page ...): said once
+                    self.problems.append((intent.page, f"a post recorded at this start was not listed: {exc}"))
             intents.done(intent.ids)
         return recorded
 
