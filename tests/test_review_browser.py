@@ -113,10 +113,7 @@ def test_a_reviewer_triages_ten_by_keys_and_the_approved_one_is_posted_once(serv
     from selenium.common.exceptions import NoAlertPresentException
 
     url, errors = served["url"], []
-    browser.get(f"{url}/login")
-    browser.find_element("id", "username").send_keys("Browser Reviewer")
-    browser.find_element("id", "password").send_keys(PASSWORD)
-    browser.find_element("id", "login").click()
+    _login(browser, url)
     assert "/s/" in browser.current_url, browser.page_source[-1500:]
     errors += _console_errors(browser)
     decided: list[tuple[str, str]] = []
@@ -195,10 +192,15 @@ def _text(scene, title: str) -> str:
 
 
 def _login(browser, url: str) -> None:
+    """Log in as the test's reviewer, and wait for the first suggestion the login leads to."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
     browser.get(f"{url}/login")
     browser.find_element("id", "username").send_keys("Browser Reviewer")
     browser.find_element("id", "password").send_keys(PASSWORD)
     browser.find_element("id", "login").click()
+    WebDriverWait(browser, 60).until(lambda d: "/s/" in d.current_url
+                                     and d.execute_script("return document.readyState") == "complete")
 
 
 def _type(driver, text: str) -> None:
