@@ -37,7 +37,7 @@ A tiny model in the test's own process:
 A real model behind a real server:
 
 ``local_model_server`` (session)
-    llama.cpp's OpenAI-compatible server (``llama-cpp-python[server]``, installed by setup.sh) on
+    llama.cpp's OpenAI-compatible server (the ``xllamacpp`` wheel, in setup.cfg's dev extras) on
     127.0.0.1 with the bundled SmolLM2-135M-Instruct GGUF, a 2,048-token context and one thread,
     started once per session and stopped at the end. It is the server ``[llm] backend = "local"``
     with ``local_n_ctx = 2048`` and ``local_threads = 1`` gets. When it cannot start the test FAILS with the reason: never skipped.
