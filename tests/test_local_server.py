@@ -99,6 +99,7 @@ def test_backtest_with_the_local_backend_reports_llm_figures(local_model_server,
     assert "| criteria |" in (tmp_path / "r" / "report.md").read_text()
 
 
+@pytest.mark.model_server  # starts a server of its own, not the fixture's
 def test_model_serve_starts_answers_and_stops(tmp_path, capsys):
     from winellbot.llm.serve import run
 
