@@ -41,6 +41,23 @@ def test_a_server_that_cannot_start_fails_with_the_reason(tmp_path):
     assert re.search(r"exited with code|not installed", str(info.value))
 
 
+def test_the_servers_process_takes_the_whole_context_in_one_slot_and_refuses_a_broken_model(tmp_path, capsys):
+    """The child's side (winellbot.llm.llama_server): one slot, so a request may use all of n_ctx; the
+    settings reach llama.cpp as given; a file that is no model is exit code 2 with llama.cpp's reason."""
+    from winellbot.llm.llama_server import main as serve_main
+    from winellbot.llm.llama_server import params_for, parse_args
+    from winellbot.llm.local_server import free_port
+
+    args = parse_args(["--model", "m.gguf", "--port", "8099", "--n-ctx", "512", "--threads", "1", "--alias", "m"])
+    params = params_for(args)
+    assert (params.n_parallel, params.n_ctx, params.cpuparams.n_threads, params.cpuparams_batch.n_threads) == (1, 512, 1, 1)
+    assert (params.model.path, params.hostnames, params.port, params.model_alias) == ("m.gguf", ["127.0.0.1"], 8099, {"m"})
+    junk = tmp_path / "broken.gguf"
+    junk.write_bytes(b"not a model")
+    assert serve_main(["--model", str(junk), "--port", str(free_port())]) == 2
+    assert "the model server did not start" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("mode", ["auto", "json_object_schema"])
 def test_llama_cpp_structured_output_is_learned_and_every_reply_parses(local_model_server, mode):
     """Both forms of a schema work: OpenAI's json_schema, which ``auto`` tries first and keeps (no

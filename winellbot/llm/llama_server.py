@@ -52,14 +52,14 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError:
         print("xllamacpp is not installed", file=sys.stderr)
         return 2
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
     try:
         server = xllamacpp.Server(params_for(args))
     except RuntimeError as exc:
         print(f"the model server did not start: {exc}", file=sys.stderr)
         return 2
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
     print(f"serving {args.model} at {server.listening_address}", file=sys.stderr, flush=True)
     try:
         while not stop.wait(1.0):

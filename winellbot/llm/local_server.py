@@ -188,7 +188,7 @@ def _server_version() -> str:
 
     try:
         return f"xllamacpp-{version('xllamacpp')}"
-    except PackageNotFoundError:
+    except PackageNotFoundError:  # no server to start: the identity of a server that never answers
         return "xllamacpp-none"
 
 
