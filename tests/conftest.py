@@ -37,7 +37,7 @@ A tiny model in the test's own process:
 A real model behind a real server:
 
 ``local_model_server`` (session)
-    llama.cpp's OpenAI-compatible server (``llama-cpp-python[server]``, installed by setup.sh) on
+    llama.cpp's OpenAI-compatible server (the ``xllamacpp`` wheel, in setup.cfg's dev extras) on
     127.0.0.1 with the bundled SmolLM2-135M-Instruct GGUF, a 2,048-token context and one thread,
     started once per session and stopped at the end. It is the server ``[llm] backend = "local"``
     with ``local_n_ctx = 2048`` and ``local_threads = 1`` gets. When it cannot start the test FAILS with the reason: never skipped.
@@ -88,6 +88,11 @@ if TEST_ENGINE not in ("sqlite", "mariadb"):
 from mariadb import mariadb  # noqa: E402,F401  (the session's server, for state_engine)
 
 WIKI_FIXTURES = {"local_wiki", "site", "make_page", "scene", "own_wiki"}
+# The other servers a test may start, by the fixtures that start them: each gives a marker of its own,
+# so that the fast lane (scripts/test.sh --fast) can leave them out. A test parametrised over the state's
+# engines needs MariaDB's server for its "mariadb" case.
+SERVER_MARKERS = {"browser": {"browser"}, "mariadb": {"mariadb", "mariadb_url"},
+                  "model_server": {"local_model_server"}}
 _SKIP_REASON = ("php or Debian's mediawiki package is not installed "
                 "(apt-get install mediawiki php-cli php-sqlite3 php-intl php-mbstring php-xml)")
 
@@ -96,8 +101,15 @@ _SKIP_REASON = ("php or Debian's mediawiki package is not installed "
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     available = mediawiki_available()
     for item in items:
-        if WIKI_FIXTURES & set(getattr(item, "fixturenames", ())):
+        names = set(getattr(item, "fixturenames", ()))
+        if WIKI_FIXTURES & names:
             item.add_marker(pytest.mark.wiki)
+        for marker, fixtures in SERVER_MARKERS.items():
+            if fixtures & names:
+                item.add_marker(marker)
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and any(isinstance(v, str) and v == "mariadb" for v in callspec.params.values()):
+            item.add_marker(pytest.mark.mariadb)
         if not available and item.get_closest_marker("wiki"):
             item.add_marker(pytest.mark.skip(reason=_SKIP_REASON))
     if os.environ.get("PYTEST_XDIST_WORKER"):

@@ -72,6 +72,7 @@ def test_a_model_for_other_features_or_a_broken_file_is_a_clear_error(tmp_path):
         Acceptability.load(tmp_path / "missing.json")
 
 
+@pytest.mark.slow
 def test_the_backtest_takes_the_best_estimated_first(tmp_path):
     from bench_tasks import build_offline_pipeline, write_bridge_task
 
@@ -117,6 +118,7 @@ def test_the_bar_is_chosen_for_the_share_accepted_as_it_stands_not_the_share_usa
     assert choose(rows, estimates, verdicts_of(labels), n_tasks=10, per_task=5, min_posts=1.0)["posted"] >= 10
 
 
+@pytest.mark.slow
 def test_the_out_of_fold_figure_chooses_the_bar_without_the_task():
     rng = np.random.default_rng(7)
     n = 200

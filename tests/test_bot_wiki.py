@@ -195,20 +195,23 @@ def test_a_running_job_under_simulate_keeps_nothing_but_its_runs(scene, site, tm
     assert "winellbot-suggestion" not in pywikibot.Page(site, f"Talk:{scene['opted']}").text
 
 
-def test_pages_that_are_not_articles_are_each_said_and_recorded_not_passed_over(scene, tmp_path):
-    """Issue 45: `once -page:` a talk page, a user page or Special:Random ended "0 page(s)" with nothing said."""
+def test_pages_that_are_not_articles_are_each_said_and_recorded_not_passed_over(scene, tmp_path, capsys):
+    """Issue 45: `once -page:` a talk page, a user page or Special:Random ended "0 page(s)" with nothing said.
+    The CLI in this process: what it says and records is the same, and the pipeline's models are loaded once."""
+    from winellbot.cli import main
+
     s = scene["settings"]
     config = tmp_path / "winellbot.toml"
     config.write_text(dump_settings(s), encoding="utf-8")
     given = [f"Talk:{scene['opted']}", f"User:{scene['bot']}/Notes", "Special:Random", scene["opted"]]
-    done = subprocess.run([sys.executable, "-m", "winellbot.cli", "once", "--force", "--config", str(config),
-                           *(f"-page:{t}" for t in given)], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stdout + done.stderr
-    said = [line for line in done.stdout.splitlines() if line.startswith("not treated: ")]
+    code = main(["once", "--force", "--config", str(config), *(f"-page:{t}" for t in given)])
+    out, err = capsys.readouterr()
+    assert code == 0, out + err
+    said = [line for line in out.splitlines() if line.startswith("not treated: ")]
     assert said == [f"not treated: 'Talk:{scene['opted']}' is a talk page, not an article; give the article's "
                     f"title ({scene['opted']!r})",
                     f"not treated: 'User:{scene['bot']}/Notes' is one of the bot's own pages, not an article",
-                    "not treated: 'Special:Random' is a special page, not an article"], done.stdout
-    assert "1 page(s)" in done.stdout.splitlines()[-1] and "3 error(s) or skip(s) recorded" in done.stdout
+                    "not treated: 'Special:Random' is a special page, not an article"], out
+    assert "1 page(s)" in out.splitlines()[-1] and "3 error(s) or skip(s) recorded" in out
     recorded = [e["page"] for e in configured_state(s).db["errors"].rows_where("stage = 'title'")]
     assert recorded == given[:3]

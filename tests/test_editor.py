@@ -310,6 +310,7 @@ def test_evaluate_adds_the_papers_model_annotation(tmp_path, capsys):
     assert rows["human edit (target)"]["model_key_facts"] == 1.0 and rows["no change"]["model_key_facts"] == 0.0
 
 
+@pytest.mark.slow
 def test_the_shipped_editor_works_after_the_readme_setup(tmp_path):
     """`winellbot editor apply` with no --model uses the adapter in winellbot/data/editor on the bundled base.
 

@@ -208,6 +208,7 @@ def test_a_wiki_that_refuses_connections_is_one_line_within_the_bound(tmp_path):
     assert "Traceback" not in done.stdout + done.stderr
 
 
+@pytest.mark.slow
 def test_a_wiki_that_never_answers_is_one_line_within_the_bound(tmp_path):
     """A server that accepts connections and never says a word (a hung web server)."""
     server = socket.socket()

@@ -318,6 +318,7 @@ def test_the_sample_datas_cycle_proposes_nothing_about_another_subject():
     assert all(doc != "news-14" for _, doc in postable), "the hostile page is never proposed"
 
 
+@pytest.mark.slow
 def test_similar_town_articles_get_no_other_towns_news():
     """Articles that read alike (benchmarks/similar_towns.py): 40 towns, news for 8, each naming its
     neighbour once. Without the subject gate every one of the 40 received another town's news."""

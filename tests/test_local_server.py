@@ -1,7 +1,7 @@
 """The agent against a real model behind a real server: llama.cpp with SmolLM2-135M-Instruct.
 
 The model is far too small to find good updates; these tests check what must hold whatever it
-says: the server starts and stops, structured output is asked in llama.cpp's own form and parses,
+says: the server starts and stops, structured output is asked in either form and parses,
 the whole backtest runs through ``--backend local`` with its figures, and nothing the model invents
 reaches a suggestion unchecked. Kept few and small (a 2,048-token context, one task, one round, one
 thread: ggml's spinning threads slow down badly on a shared, busy machine).
@@ -13,6 +13,7 @@ import json
 import re
 import threading
 import time
+import urllib.request
 
 import pydantic
 import pytest
@@ -40,17 +41,56 @@ def test_a_server_that_cannot_start_fails_with_the_reason(tmp_path):
     assert re.search(r"exited with code|not installed", str(info.value))
 
 
-def test_llama_cpp_structured_output_is_learned_and_every_reply_parses(local_model_server):
-    backend = OpenAIBackend(local_model_server.base_url, "none", local_model_server.model_name)
+def test_the_servers_process_takes_the_whole_context_in_one_slot_and_refuses_a_broken_model(tmp_path, capsys):
+    """The child's side (winellbot.llm.llama_server): one slot, so a request may use all of n_ctx; the
+    settings reach llama.cpp as given; a file that is no model is exit code 2 with llama.cpp's reason."""
+    from winellbot.llm.llama_server import main as serve_main
+    from winellbot.llm.llama_server import params_for, parse_args
+    from winellbot.llm.local_server import free_port
+
+    args = parse_args(["--model", "m.gguf", "--port", "8099", "--n-ctx", "512", "--threads", "1", "--alias", "m"])
+    params = params_for(args)
+    assert (params.n_parallel, params.n_ctx, params.cpuparams.n_threads, params.cpuparams_batch.n_threads) == (1, 512, 1, 1)
+    assert (params.model.path, params.hostnames, params.port, params.model_alias) == ("m.gguf", ["127.0.0.1"], 8099, {"m"})
+    junk = tmp_path / "broken.gguf"
+    junk.write_bytes(b"not a model")
+    assert serve_main(["--model", str(junk), "--port", str(free_port())]) == 2
+    assert "the model server did not start" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("mode", ["auto", "json_object_schema"])
+def test_llama_cpp_structured_output_is_learned_and_every_reply_parses(local_model_server, mode):
+    """Both forms of a schema work: OpenAI's json_schema, which ``auto`` tries first and keeps (no
+    step down), and llama.cpp's json_object + schema, which ``[llm] backend = "local"`` sends."""
+    backend = OpenAIBackend(local_model_server.base_url, "none", local_model_server.model_name,
+                            response_format=mode)
     client = ModelClient(backend)
     asks = ["Name a town in France.", "Name a town in Spain."]
     replies = [client.ask("test", [Message("system", 'Reply as JSON: {"name": ..., "country": ...}'),
                                    Message("user", ask)], Town, max_tokens=40) for ask in asks]
-    # json_schema got llama.cpp's HTTP 500 once; its own json_object + schema form was learned
-    assert backend.format_mode == "json_object_schema"
+    assert backend.format_mode == {"auto": "json_schema"}.get(mode, mode)
     assert all(isinstance(r, Town) and r.name for r in replies)
     assert [c.outcome for c in client.calls] == ["parsed"] * 2
     assert all(c.prompt_tokens > 0 and c.completion_tokens > 0 for c in client.calls)
+
+
+def test_a_cut_reply_says_length_and_a_request_given_up_on_does_not_hold_the_server(local_model_server):
+    """The client re-asks a reply cut at max_tokens by its finish_reason, and a stage that times out
+    goes on to the next request: the server must report the cut, and drop the work of a client that
+    hung up rather than finish it first (with ignore_eos it would decode to the context's end)."""
+    backend = OpenAIBackend(local_model_server.base_url, "none", local_model_server.model_name, max_retries=0)
+    cut = backend.chat(ChatRequest("test", (Message("user", "Tell a long story about a ferry."),), max_tokens=3))
+    assert cut.finish_reason == "length" and cut.completion_tokens == 3
+    body = json.dumps({"messages": [{"role": "user", "content": "Count to a thousand."}],
+                       "max_tokens": LOCAL_N_CTX, "ignore_eos": True}).encode()
+    long = urllib.request.Request(f"{local_model_server.base_url}/chat/completions", data=body,
+                                  headers={"Content-Type": "application/json"})
+    with pytest.raises(TimeoutError):
+        urllib.request.urlopen(long, timeout=1)
+    started = time.monotonic()
+    done = backend.chat(ChatRequest("test", (Message("user", "Say hello."),), max_tokens=4))
+    # the ~2,000 tokens given up on take 40 s or more on one thread
+    assert done.finish_reason in ("stop", "length") and time.monotonic() - started < 15
 
 
 def test_backtest_with_the_local_backend_reports_llm_figures(local_model_server, tmp_path, capsys):
@@ -76,6 +116,7 @@ def test_backtest_with_the_local_backend_reports_llm_figures(local_model_server,
     assert "| criteria |" in (tmp_path / "r" / "report.md").read_text()
 
 
+@pytest.mark.model_server  # starts a server of its own, not the fixture's
 def test_model_serve_starts_answers_and_stops(tmp_path, capsys):
     from winellbot.llm.serve import run
 

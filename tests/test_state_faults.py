@@ -201,6 +201,7 @@ class SilentServer:
         return f"mysql+pymysql://winellbot:secret@127.0.0.1:{self.socket.getsockname()[1]}/state"
 
 
+@pytest.mark.slow
 def test_a_database_server_that_never_answers_is_one_line_within_30_s(tmp_path):
     """Each command, on a server of its own, gives up within 30 s of connecting (Python's start-up aside)."""
     source = _state_with_rows(tmp_path / "source.sqlite")

