@@ -17,7 +17,8 @@ an exception, SIGTERM, SIGINT) and prints one JSON object:
 page, a decision and a revision's submit, from its ``Server-Timing`` header) with ``median_*`` and the
 wall times ``p95_*_wall_ms`` seen by the reviewers; ``decisions`` (sent), ``taken`` and ``refused``
 (another reviewer was first, or the page refused the wording); ``approved``; ``revisions`` (taken);
-``undone``; ``posts`` (suggestions on the wiki's talk pages); ``duplicate_posts`` (an id more than once
+``revisions_posted`` and ``revisions_refused_at_write`` (the writer's checks sent it back); ``undone``;
+``posts`` (suggestions on the wiki's talk pages); ``duplicate_posts`` (an id more than once
 on a page, or posted more than once in the state); ``unapproved_posts`` (an id on the wiki, not
 withdrawn, without a live approval); ``refused_revisions_posted`` (a refused wording on the wiki);
 ``undone_posts_left`` (an undone approval's box on the wiki not withdrawn); ``seconds_to_post`` (the
@@ -243,7 +244,8 @@ def _figures(args, state, wiki, titles, times, outcomes, seconds_to_post) -> dic
     posted_twice = state.db.execute("select count(*) from (select suggestion_id from posts group by suggestion_id "
                                     "having count(*) > 1) x").fetchone()[0]
     undone = {r["suggestion_id"] for r in store.decisions() if r["undone_at"] and r["verdict"] in ("approve", "revise")}
-    refused = [r for r in RevisionStore(state).export() if r["status"] == "refused"]
+    kept = RevisionStore(state).export()
+    refused = [r for r in kept if r["status"] == "refused"]
     refused_posted = sum(any(r["text"] in t for t in texts) for r in refused) \
         + sum("[[Category:Spam]]" in t for t in texts)
     return {
@@ -254,6 +256,8 @@ def _figures(args, state, wiki, titles, times, outcomes, seconds_to_post) -> dic
         "approved": sum(1 for r in store.decisions() if r["verdict"] == "approve"),
         "revisions": sum(1 for r in store.decisions() if r["verdict"] == "revise"),
         "hostile_revisions_sent": sum(o[3] for o in outcomes),
+        "revisions_posted": sum(r["status"] == "posted" for r in kept),
+        "revisions_refused_at_write": len(refused),
         "undone": sum(o[4] for o in outcomes),
         "posts": len(set(on_wiki)), "duplicate_posts": len(on_wiki) - len(set(on_wiki)) + posted_twice,
         "unapproved_posts": len([sid for sid in live if sid not in approvals]),
