@@ -15,8 +15,8 @@ import sys
 import lxml.html
 import pytest
 
+from review_client import client_of, page_settings, token
 from review_scene import HOSTILE_TEXT, hostile, queue_suggestions
-from winellbot.config import Settings
 from winellbot.review.app import create_app
 from winellbot.review.inputs import wiki_name
 from winellbot.review.wiki import WikiAccount
@@ -36,25 +36,12 @@ def reviewers(local_wiki):
 
 @pytest.fixture
 def setup(local_wiki, reviewers, tmp_path):
-    settings = Settings()
-    settings.wiki.api_url = local_wiki.api_url
-    settings.wiki.username = local_wiki.credentials.bot_user
-    settings.state.path = str(tmp_path / "state.sqlite")
+    settings = page_settings(local_wiki, tmp_path)
     state = State(settings.state.path)
     made = queue_suggestions(state, ["Quillhaven", "Marrowby"], per_page=4, extra=[hostile("Quillhaven")],
                              wiki=wiki_name(local_wiki.api_url))
     app = create_app(settings, secret_key="test-" + secrets.token_hex(8))
     return {"settings": settings, "state": state, "app": app, "made": made, "names": reviewers}
-
-
-def client_of(app):
-    c = app.test_client()
-    c.environ_base["wsgi.url_scheme"] = "https"  # the session cookie is Secure: sent over https only
-    return c
-
-
-def token(page_html: bytes) -> str:
-    return lxml.html.fromstring(page_html).xpath('//input[@name="csrf"]/@value')[0]
 
 
 def logged_in(app, name: str):

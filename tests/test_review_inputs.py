@@ -10,9 +10,8 @@ import secrets
 import lxml.html
 import pytest
 
-from review_client import client_of, token
+from review_client import client_of, page_settings, token
 from review_scene import queue_suggestions, suggestion
-from winellbot.config import Settings
 from winellbot.errors import WinellbotError
 from winellbot.review.app import create_app
 from winellbot.review.inputs import target_section, wiki_name
@@ -36,10 +35,7 @@ def reviewer(local_wiki):
 
 @pytest.fixture
 def setup(local_wiki, reviewer, tmp_path):
-    settings = Settings()
-    settings.wiki.api_url = local_wiki.api_url
-    settings.wiki.username = local_wiki.credentials.bot_user
-    settings.state.path = str(tmp_path / "state.sqlite")
+    settings = page_settings(local_wiki, tmp_path)
     state = State(settings.state.path)
     made = queue_suggestions(state, [ARTICLE, "Marrowby"], per_page=3, wiki=wiki_name(local_wiki.api_url),
                              extra=[suggestion(ARTICLE, TRICK, quote=TRICK, title="Port news\u200b")])

@@ -10,9 +10,8 @@ import secrets
 import lxml.html
 import pytest
 
-from review_client import client_of, token
+from review_client import client_of, page_settings, token
 from review_scene import queue_suggestions, suggestion
-from winellbot.config import Settings
 from winellbot.review.app import create_app
 from winellbot.review.inputs import wiki_name
 from winellbot.state.db import State
@@ -36,10 +35,7 @@ def reviser(local_wiki):
 
 @pytest.fixture
 def page(local_wiki, reviser, tmp_path):
-    settings = Settings()
-    settings.wiki.api_url = local_wiki.api_url
-    settings.wiki.username = local_wiki.credentials.bot_user
-    settings.state.path = str(tmp_path / "state.sqlite")
+    settings = page_settings(local_wiki, tmp_path)
     state = State(settings.state.path)
     s = suggestion("Lowmere", "The new ferry terminal opened to passengers on 3 March 2026.",
                    section=("Transport",), quote="The new ferry terminal opened to passengers on 3 March 2026.")

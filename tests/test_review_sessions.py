@@ -9,7 +9,7 @@ import secrets
 import pytest
 from mariadb import mariadb, mariadb_url  # noqa: F401 - the fixtures
 
-from review_client import client_of, token
+from review_client import client_of, page_settings, token
 from review_scene import queue_suggestions
 from winellbot.config import Settings
 from winellbot.review.app import create_app
@@ -31,10 +31,7 @@ def reviewers(local_wiki):
 
 @pytest.fixture
 def setup(local_wiki, reviewers, tmp_path):
-    settings = Settings()
-    settings.wiki.api_url = local_wiki.api_url
-    settings.wiki.username = local_wiki.credentials.bot_user
-    settings.state.path = str(tmp_path / "state.sqlite")
+    settings = page_settings(local_wiki, tmp_path)
     state = State(settings.state.path)
     made = queue_suggestions(state, ["Quillhaven"], per_page=3, wiki=wiki_name(local_wiki.api_url))
     app = create_app(settings, secret_key="s-" + secrets.token_hex(8))
