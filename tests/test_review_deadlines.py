@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from trickle_server import trickling
+from search_http import TricklingServer
 from winellbot.config import Settings
 from winellbot.review.app import create_app
 from winellbot.review.wiki import WikiAccount, WikiTooSlow
@@ -19,7 +19,8 @@ SLACK_S = 2.5  # the watchdog's thread, the server's next byte, a loaded machine
 
 
 def test_the_standing_read_gives_up_at_its_deadline():
-    with trickling(every=2.0) as (url, _):
+    with TricklingServer(interval=2.0, content_type="application/json") as slow:
+        url = slow.url
         account = WikiAccount(f"{url}/w/api.php", local_login=True, deadline_s=DEADLINE_S)
         started = time.monotonic()
         with pytest.raises(WikiTooSlow) as caught:
@@ -42,7 +43,8 @@ def _app(tmp_path, account):
 
 
 def test_the_login_page_answers_within_the_deadline_with_one_line(tmp_path):
-    with trickling(every=2.0) as (url, _):
+    with TricklingServer(interval=2.0, content_type="application/json") as slow:
+        url = slow.url
         c = _app(tmp_path, WikiAccount(f"{url}/w/api.php", local_login=True, deadline_s=DEADLINE_S))
         started = time.monotonic()
         r = c.post("/login/local", data={"csrf": "t" * 43, "username": "Reviewer One", "password": "x"})
@@ -52,7 +54,8 @@ def test_the_login_page_answers_within_the_deadline_with_one_line(tmp_path):
 
 
 def test_an_oauth_step_gives_up_at_its_deadline(tmp_path):
-    with trickling(every=2.0) as (url, _):
+    with TricklingServer(interval=2.0, content_type="application/json") as slow:
+        url = slow.url
         account = WikiAccount(f"{url}/w/api.php", oauth_url=f"{url}/w/index.php", consumer_key="k" * 16,
                               consumer_secret="s" * 32, deadline_s=DEADLINE_S)
         c = _app(tmp_path, account)
