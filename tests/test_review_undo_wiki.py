@@ -104,11 +104,17 @@ def test_an_undo_racing_the_job_never_leaves_a_post_without_its_approval(reviewe
     row = first_open(state, opted)
     store = ReviewStore(state)
     store.decide(Decision(row["id"], "Reviewer One", "approve"))
-    monkeypatch.setenv(when, "4")
+    monkeypatch.setenv(when, "8")
     done = {}
     job = threading.Thread(target=lambda: done.setdefault("report", run_cycle(s, [opted])[0]))
     job.start()
-    time.sleep(2)  # the job is in its pause now: before its write, or between its write and its record
+    if when == "WINELLBOT_PAUSE_AFTER_WRITE":  # the job has saved the post and waits before its record
+        deadline = time.time() + 90
+        while time.time() < deadline and MARK not in text(site, f"Talk:{opted}"):
+            time.sleep(0.2)
+        assert MARK in text(site, f"Talk:{opted}")
+    else:  # the job is in its pause before the write (an undo earlier still leaves nothing posted too)
+        time.sleep(3)
     assert store.undo("Reviewer One", store.last_decision("Reviewer One")["id"]).taken
     job.join(120)
     monkeypatch.delenv(when)
