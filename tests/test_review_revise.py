@@ -155,3 +155,14 @@ def test_the_queue_page_has_a_heading_and_names_its_wiki(page):
     html = lxml.html.fromstring(page["c"].get("/queue").data)
     assert html.xpath("//h1") and html.xpath('string(//*[@id="wiki"])') == wiki_name(page["settings"].wiki.api_url)
     assert "(unknown)" not in page["c"].get("/queue").data.decode()
+
+
+def test_a_section_is_not_taken_unchecked_when_the_article_cannot_be_read(page):
+    c, state = page["c"], page["state"]
+    missing = "Nowhere " + secrets.token_hex(4)  # not on the wiki: no outline to check a section against
+    [s] = queue_suggestions(state, [missing], per_page=1, wiki=wiki_name(page["settings"].wiki.api_url))
+    sid = s.id
+    r = c.post(f"/s/{sid}/decide", data=form(c, sid, text="The town opened a library in 2026.", verdict="revise",
+                                             to_section="Anything At All"))
+    assert r.status_code == 422 and state.suggestion(sid)["status"] == "proposed"
+    assert "could not be read" in lxml.html.fromstring(r.data).xpath('string(//ul[@id="problems"])')

@@ -57,6 +57,9 @@ def revision_from(form, shown, language: str) -> RevisionForm:
         problems.append(f"the note is {len(note)} characters long: at most {MAX_NOTE}")
     if shown.outline and section not in shown.outline:
         problems.append("that section is not in the article now: choose one of its sections")
+    elif not shown.outline and section != shown.section_path:
+        problems.append("the article could not be read from the wiki to check that section: keep the suggested "
+                        "one, or try again in a moment")
     return RevisionForm(text, section, note, started, tuple(problems))
 
 
