@@ -30,6 +30,15 @@ def test_the_standing_read_gives_up_at_its_deadline():
     assert "\n" not in message and "standing" in message and f"within {DEADLINE_S:g} s (a total deadline)" in message
 
 
+def test_the_preview_of_a_revision_gives_up_at_its_deadline():
+    with TricklingServer(interval=2.0, content_type="application/json") as slow:
+        account = WikiAccount(f"{slow.url}/w/api.php", deadline_s=DEADLINE_S)
+        started = time.monotonic()
+        with pytest.raises(WikiTooSlow, match="rendering the preview"):
+            account.parse_preview("New fact: a bridge opened in 2026.", "Talk:Lowmere")
+        assert time.monotonic() - started < DEADLINE_S + SLACK_S
+
+
 def _app(tmp_path, account):
     settings = Settings()
     settings.wiki.api_url = account.api_url

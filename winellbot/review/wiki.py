@@ -101,7 +101,7 @@ class WikiAccount:
                 return within(self.deadline_s, lambda: call(http))
             except DeadlinePassed as exc:
                 raise WikiTooSlow(f"{what} gave up: {exc}, from {urlsplit(self.api_url).netloc}") from exc
-            except (requests.RequestException, ValueError, KeyError) as exc:
+            except (requests.RequestException, ValueError, KeyError, TypeError) as exc:
                 raise refused(f"{what}: the wiki did not answer ({self.api_url}): {_one_line(exc)}") from exc
 
     # -- reading -----------------------------------------------------------------------------------
@@ -137,17 +137,17 @@ class WikiAccount:
 
     def parse_preview(self, wikitext: str, title: str) -> str:
         """The wiki's HTML for ``wikitext`` as it would render on page ``title`` (``action=parse``, which
-        reads and saves nothing; signatures expanded as a save would). MediaWiki's sanitizer makes the
-        HTML safe to show; the page's CSP runs no script of it anyway."""
-        try:
-            r = requests.post(self.api_url, data={
+        reads and saves nothing; signatures expanded as a save would), within the deadline. MediaWiki's
+        sanitizer makes the HTML safe to show; the page's CSP runs no script of it anyway."""
+        def parse(http: requests.Session) -> str:
+            r = http.post(self.api_url, data={
                 "action": "parse", "text": wikitext, "title": title, "contentmodel": "wikitext", "pst": "1",
                 "prop": "text", "disablelimitreport": "1", "disableeditsection": "1", "format": "json",
                 "formatversion": "2"}, headers={"User-Agent": self.user_agent}, timeout=TIMEOUT_S)
             r.raise_for_status()
             return str(r.json()["parse"]["text"])
-        except (requests.RequestException, ValueError, KeyError, TypeError) as exc:
-            raise WinellbotError(f"the wiki did not render the preview ({self.api_url}): {exc}") from exc
+
+        return self._exchange("rendering the preview", parse)
 
     # -- logging in --------------------------------------------------------------------------------
     def oauth_start(self) -> tuple[str, tuple[str, str]]:
