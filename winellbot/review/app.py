@@ -22,13 +22,13 @@ what was approved. Security headers and cookie settings: :mod:`winellbot.review.
 """
 from __future__ import annotations
 
+import time
 from urllib.parse import urlencode
 
 from flask import Flask, abort, flash, g, redirect, render_template, request, session, url_for
 
 from winellbot.config import Settings
 from winellbot.errors import WinellbotError
-from winellbot.posting import resolve_style
 from winellbot.review import inputs, revise, security
 from winellbot.review.context import where_it_goes
 from winellbot.review.present import Shown, present
@@ -221,7 +221,7 @@ def _review_routes(app: Flask) -> None:
     @security.login_required
     def decide(suggestion_id: str):
         user = session["user"]
-        _ext()["sessions"].require_standing(user)  # read anew: a block counts at once
+        _may_decide()
         row = inputs.of_this_wiki(_state().suggestion(suggestion_id), _wiki(), suggestion_id)
         asked = request.form.get("verdict", "")
         note = " ".join(request.form.get("note", "").split())[:MAX_NOTE]
@@ -282,18 +282,15 @@ def _shown_for(suggestion_id: str):
     current = _article(row["page"])
     source = state.source(row["url"]) if row.get("url") else None
     suggestion = state.load_suggestion(row)
-    style = resolve_style(s.posting.style, _hostname(s))
     shown = present(row, suggestion, bot_user=s.wiki.username, style=s.posting.style,
                     hostname=_hostname(s), current=current, source_text=(source or {}).get("text"),
                     reviews=ReviewStore(state).decisions(suggestion_id))
-    return row, suggestion, where_it_goes(shown, state, s, style)
+    return row, suggestion, where_it_goes(shown, state, s)
 
 
 def _article(title: str) -> tuple[str, int | None] | None:
     """The article's text and revision now, read from the wiki at most every :data:`ARTICLE_SECONDS`
     (an article's items reviewed in turn read it once); None when the wiki does not answer."""
-    import time
-
     kept = _ext()["articles"]
     hit = kept.get(title)
     if hit is not None and time.monotonic() - hit[0] < ARTICLE_SECONDS:

@@ -13,9 +13,9 @@ RELATED = 12  # other suggestions listed at most
 _LIVE = ("proposed", "approved", "posted", "withdrawing", "accepted")
 
 
-def where_it_goes(shown: Shown, state, settings, style: str) -> Shown:
+def where_it_goes(shown: Shown, state, settings) -> Shown:
     """``shown`` with its destination (the talk page where the article opted in, else the bot's queue
-    page), the wiki links, the posting style, and the related suggestions."""
+    page), the wiki links, and the related suggestions."""
     title = shown.page
     row = state.db.execute("select opted_in from pages where title = ?", [title]).fetchone()
     opted_in = bool(row and row[0])
@@ -30,7 +30,7 @@ def where_it_goes(shown: Shown, state, settings, style: str) -> Shown:
     links = {"article": url(title), "talk": url(_talk(title)), "destination": url(destination),
              "edit": url(title, action="edit", **({"section": shown.section_number}
                                                   if shown.section_number is not None else {}))}
-    return dataclasses.replace(shown, style=style, opted_in=opted_in, destination=destination, links=links,
+    return dataclasses.replace(shown, opted_in=opted_in, destination=destination, links=links,
                                related=related(state, shown.id, title, shown.source_url))
 
 

@@ -68,7 +68,8 @@ def present(row: dict, suggestion: Suggestion, *, bot_user: str, style: str, hos
     notes = render.Notes(fact=key_sentence(suggestion.update.text, article) if article else "",
                          may_replace=(stale_sentence(article, suggestion.update.text) or "") if article else "",
                          references=named_ref_definitions(article.wikitext) if article else {})
-    wikitext = render.render_suggestion(suggestion, bot_user=bot_user, style=resolve_style(style, hostname),
+    style = resolve_style(style, hostname)
+    wikitext = render.render_suggestion(suggestion, bot_user=bot_user, style=style,
                                         notes=notes)
     c = suggestion.edit.citation
     section_now, where = _section_now(suggestion, article, current)
@@ -85,7 +86,8 @@ def present(row: dict, suggestion: Suggestion, *, bot_user: str, style: str, hos
         section_path=" > ".join(suggestion.section_path), sentences=sentences_of(passage(source_text,
                                                                                         suggestion.update.quote)),
         cite=(notes.fact or suggestion.update.text).strip() + render.cite_news(c),
-        article_text=current[0] if current else "", section_number=_section_number(article, suggestion))
+        article_text=current[0] if current else "", section_number=_section_number(article, suggestion),
+        style=style)
 
 
 def sentences_of(text: str) -> list[str]:

@@ -36,10 +36,6 @@ from winellbot.review.visible import visible
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
        "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 SECRET_ENV = "WINELLBOT_REVIEW_SECRET_KEY"
-# Characters that change how text around them reads without showing themselves: bidirectional
-# controls (an override can make "txt.exe" read "exe.txt") and zero-width ones.
-
-
 MAX_REQUEST_BYTES = 1_000_000  # a whole request's body; a decision's form is a few hundred bytes
 MAX_FIELD_BYTES = 100_000  # one form field (a revised text is a few kB)
 MAX_FORM_PARTS = 100

@@ -20,12 +20,14 @@ def visible(text) -> str:
     """``text`` with each invisible or direction-changing character replaced by ``⟨U+XXXX⟩``."""
     if text is None:
         return ""
-    text = str(text)
-    out = _HIDDEN.sub(lambda m: f"\u27e8U+{ord(m.group()):04X}\u27e9", text)
-    if out.isascii():
+    out = _HIDDEN.sub(lambda m: _marker(m.group()), str(text))
+    if out.isascii():  # the usual case: nothing but what the pattern found
         return out
-    return "".join(f"\u27e8U+{ord(ch):04X}\u27e9" if unicodedata.category(ch) == "Cf" and ch not in "\u200d" else ch
-                   for ch in out) if any(unicodedata.category(ch) == "Cf" for ch in out) else out
+    return "".join(_marker(ch) if unicodedata.category(ch) == "Cf" else ch for ch in out)
+
+
+def _marker(ch: str) -> str:
+    return f"\u27e8U+{ord(ch):04X}\u27e9"
 
 
 def without_hidden(text) -> str:
