@@ -9,13 +9,12 @@ import secrets
 
 import lxml.html
 import pytest
+from werkzeug.exceptions import HTTPException
 
 from review_client import client_of, page_settings, token
 from review_scene import queue_suggestions, suggestion
-from winellbot.errors import WinellbotError
 from winellbot.review.app import create_app
-from winellbot.review.inputs import target_section, wiki_name
-from winellbot.review.wiki import WikiAccount
+from winellbot.review.inputs import section_problem, target_section, wiki_name
 from winellbot.state.db import State
 from winellbot.state.reviews import ReviewStore
 
@@ -92,8 +91,11 @@ def test_a_forged_section_is_refused_and_a_wiki_that_cannot_be_read_refuses_the_
                                          "to_section": "Scandal <b>"})
     assert r.status_code == 400 and b"has no section" in r.data
     assert setup["state"].suggestion(sid)["status"] == "proposed"
-    with pytest.raises(WinellbotError, match="not recorded"):
-        target_section(WikiAccount("http://127.0.0.1:9/w/api.php"), ARTICLE, "History")
+    # a wiki that cannot be read leaves no sections to check against: the move is refused, nothing recorded
+    assert "could not be read" in section_problem([], "History")
+    with pytest.raises(HTTPException) as refused:
+        target_section([], "History")
+    assert refused.value.code == 400 and "not recorded" in refused.value.description
 
 
 def test_a_request_over_the_size_limit_is_refused_before_its_form_is_read(setup):

@@ -222,11 +222,13 @@ def _review_routes(app: Flask) -> None:
     def decide(suggestion_id: str):
         user = session["user"]
         _may_decide()
-        row = inputs.of_this_wiki(_state().suggestion(suggestion_id), _wiki(), suggestion_id)
         asked = request.form.get("verdict", "")
+        if asked in ("revise", "move"):  # of this wiki (else 404), with the article's sections now
+            shown = _shown_for(suggestion_id)[2]
+        else:  # of this wiki, else 404: nothing more is read for a plain decision
+            inputs.of_this_wiki(_state().suggestion(suggestion_id), _wiki(), suggestion_id)
         note = " ".join(request.form.get("note", "").split())[:MAX_NOTE]
         if asked == "revise":
-            _, suggestion, shown = _shown_for(suggestion_id)
             form = revise.revision_from(request.form, shown, _ext()["settings"].wiki.language)
             if form.problems:
                 return _item_page(shown, revision=form), 422
@@ -234,8 +236,7 @@ def _review_routes(app: Flask) -> None:
         else:
             verdict, section = asked, None
             if asked == "move":  # approve into another section: one of the article's own, read now
-                verdict, section = "approve", inputs.target_section(_ext()["wiki"], row["page"],
-                                                                    request.form.get("to_section", ""))
+                verdict, section = "approve", inputs.target_section(shown.outline, request.form.get("to_section", ""))
             reasons = tuple(request.form.getlist("reasons")) if verdict == "reject" else ()
             decision = Decision(suggestion_id, user, verdict, reasons, section, note=note)
         try:

@@ -6,8 +6,9 @@
   wiki, is not found (404), whatever its id.
 * **Filters** come from the query string only, never from a form's fields, and each is cut to
   :data:`MAX_FILTER_CHARS` (no redirect carries more); the queue's ``offset`` is clamped to its pages.
-* **Another section** for an approval must be one the article has now, read from the wiki at the
-  decision (a forged name is refused; a wiki that cannot be read refuses the move, recording nothing).
+* **Another section** for an approval (moved or revised) must be one the article has now, read from
+  the wiki for the decision (a forged name is refused; a wiki that cannot be read refuses the move,
+  recording nothing): :func:`section_problem`.
 """
 from __future__ import annotations
 
@@ -16,9 +17,6 @@ from urllib.parse import urlsplit
 
 from flask import abort
 
-from winellbot.article import parse_article
-from winellbot.errors import WinellbotError
-from winellbot.review.present import outline
 from winellbot.state.reviews import STATUS_FILTERS, QueueFilter
 
 MAX_FILTER_CHARS = 300  # a title is at most 255 bytes; a section's path a few headings
@@ -49,16 +47,22 @@ def of_this_wiki(row: dict | None, wiki: str, suggestion_id: str) -> dict:
     return row
 
 
-def target_section(account, page: str, asked: str) -> tuple[str, ...]:
-    """The section path ``asked`` ("History > Early years"; "" the lead) when ``page`` has it on the wiki now."""
+def section_problem(outline: list[str], asked: str) -> str | None:
+    """Why ``asked`` ("History > Early years"; "" the lead) cannot be the section of an approval, or None:
+    it must be one of ``outline``, the article's sections as the page read them from the wiki just now
+    (empty: the wiki did not answer, or the article is gone, and nothing can be checked)."""
     if len(asked) > MAX_SECTION_CHARS:
-        abort(400, "the section named is too long")
-    try:
-        current = account.article_text(page)
-    except WinellbotError as exc:
-        raise WinellbotError(f"not recorded: the article's sections could not be read to check the move ({exc})")
-    if current is None:
-        abort(400, f"not recorded: {page} no longer exists on the wiki")
-    if asked not in outline(parse_article(page, current[0], revid=current[1])):
-        abort(400, f"not recorded: {page} has no section {asked[:200]!r} now")
+        return "the section named is too long"
+    if not outline:
+        return "the article's sections could not be read from the wiki to check that section: try again in a moment"
+    if asked not in outline:
+        return f"the article has no section {asked[:200]!r} now: choose one of its sections"
+    return None
+
+
+def target_section(outline: list[str], asked: str) -> tuple[str, ...]:
+    """The section path of an approval into another section (:func:`section_problem` checked; else 400)."""
+    why = section_problem(outline, asked)
+    if why:
+        abort(400, f"not recorded: {why}")
     return tuple(p for p in asked.split(" > ") if p)

@@ -23,6 +23,7 @@ from flask import Flask, abort, flash, redirect, render_template, request, sessi
 from winellbot import clock
 from winellbot.errors import WinellbotError
 from winellbot.review.checks import check_revision
+from winellbot.review.inputs import section_problem
 from winellbot.review.outbox import reworded
 from winellbot.state.reviews import MAX_NOTE, Decision, ReviewStore
 from winellbot.wiki import render
@@ -55,11 +56,10 @@ def revision_from(form, shown, language: str) -> RevisionForm:
     problems = [p.message for p in check_revision(text, language=language)]
     if len(note) > MAX_NOTE:
         problems.append(f"the note is {len(note)} characters long: at most {MAX_NOTE}")
-    if shown.outline and section not in shown.outline:
-        problems.append("that section is not in the article now: choose one of its sections")
-    elif not shown.outline and section != shown.section_path:
-        problems.append("the article could not be read from the wiki to check that section: keep the suggested "
-                        "one, or try again in a moment")
+    if shown.outline or section != shown.section_path:  # the bot's own section stands while none can be read
+        why = section_problem(shown.outline, section)
+        if why:
+            problems.append(why)
     return RevisionForm(text, section, note, started, tuple(problems))
 
 
