@@ -21,7 +21,6 @@ import logging
 import re
 from collections.abc import Callable
 
-from winellbot import clock
 from winellbot.gates.base import needs_rewording
 from winellbot.models import Suggestion
 from winellbot.state.reviews import ReviewStore
@@ -92,24 +91,12 @@ class Approved:
                 finding = self.recheck(s, revision["text"], revision.get("note") or "") if self.recheck else None
                 if finding:
                     refused[s.id] = finding
-                    self.send_back(s.id, finding)
+                    ReviewStore(self.state).send_back(s.id, finding)
+                    log.info("suggestion %s: the reviewer's wording was not posted: %s", s.id, finding)
                     continue
                 note = dataclasses.replace(note, fact=revision["text"], worded=True, may_replace=note.may_replace)
             out.append(s), out_notes.__setitem__(s.id, note)
         return Prepared(tuple(out), out_notes, refused)
-
-    def send_back(self, suggestion_id: str, finding: str) -> None:
-        """A revision the writer's checks refused: back to the queue with the finding, its approval
-        taken back (so it is never posted as it stands), the revision marked refused."""
-        why = f"the reviewer's wording was not posted: {finding}"
-        with self.state.db.atomic():
-            self.state.db.execute("update suggestions set status = 'proposed', status_reason = ?, updated = ? "
-                                  "where id = ? and status = 'approved'", [why, clock.stamp(), suggestion_id])
-            self.state.db.execute("update reviews set undone_at = ?, undone_by = ? where suggestion_id = ? and "
-                                  "verdict = 'revise' and undone_at is null",
-                                  [clock.stamp(), "winellbot (its checks)", suggestion_id])
-            RevisionStore(self.state).set_status(suggestion_id, "refused", finding=finding)
-        log.info("suggestion %s: %s", suggestion_id, why)
 
 
 def reworded(s: Suggestion, text: str) -> Suggestion:

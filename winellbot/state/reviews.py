@@ -295,6 +295,18 @@ class ReviewStore:
         row = self.db.execute("select status from suggestions where id = ?", [suggestion_id]).fetchone()
         return row[0] if row else None
 
+    def send_back(self, suggestion_id: str, finding: str) -> None:
+        """A revision the writer's checks refused: back to the queue with the ``finding``, its approval
+        taken back by the bot (so it is never posted as it stands), the revision marked refused."""
+        stamp = clock.stamp()
+        with self.db.atomic():
+            self.db.execute("update suggestions set status = 'proposed', status_reason = ?, updated = ? "
+                            "where id = ? and status = 'approved'",
+                            [f"the reviewer's wording was not posted: {finding}", stamp, suggestion_id])
+            self.db.execute("update reviews set undone_at = ?, undone_by = ? where suggestion_id = ? and "
+                            "verdict = 'revise' and undone_at is null", [stamp, "winellbot (its checks)", suggestion_id])
+            RevisionStore(self.state).set_status(suggestion_id, "refused", finding=finding)
+
     def skipped(self, reviewer: str) -> list[dict]:
         """The open suggestions ``reviewer`` skipped (decisions not undone), latest skip first."""
         sql = (f"select {_LISTED}, r.id as review_id from reviews r join suggestions s on s.id = r.suggestion_id "
