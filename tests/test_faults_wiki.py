@@ -6,24 +6,17 @@ import contextlib
 import os
 import re
 import socket
-import subprocess
-import sys
 import threading
 import time
 
 import pytest
 
-from wikiscene import configured_state, fact_suggestion, make_scene, recorded, run_cycle
+from wikiscene import before_the_first_post, cli, configured_state, fact_suggestion, make_scene, recorded, run_cycle
 
 from winellbot.config import dump_settings
 from winellbot.errors import PageGone, PostingRefused
 from winellbot.wiki.render import render_section
 from winellbot.wiki.writer import WikiWriter
-
-
-def winellbot(config, *args: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "winellbot.cli", *args, "--config", str(config)]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env={**os.environ, **(env or {})})
 
 
 def said(err: str) -> list[str]:
@@ -70,7 +63,7 @@ def test_a_protected_talk_page_is_a_recorded_error_and_the_cycle_goes_on(scene, 
     run = state.db["runs"].get(report.run_id)
     assert run["errors"] == report.counter["recorded"] == state.count_errors(report.run_id) >= 1, \
         "a refused save counts in the run's summary (issue 30: it said 0 errors)"
-    status = winellbot(write_config(scene["settings"], tmp_path), "status")
+    status = cli(write_config(scene["settings"], tmp_path), "status")
     assert "error: " in status.stdout and opted in status.stdout and "refused the save" in status.stdout
 
 
@@ -96,7 +89,7 @@ def test_a_spam_filter_refusal_is_one_line_recorded_whole_and_shown_by_status(sc
     line = (f"skipped: Talk:{opted}: the wiki's spam filter refused the save (spamprotectionmatch: The following "
             f"text is what triggered our spam filter: {opted})")
     assert error == line, error
-    status = winellbot(write_config(scene["settings"], tmp_path), "status")
+    status = cli(write_config(scene["settings"], tmp_path), "status")
     [shown] = [x for x in status.stdout.splitlines() if x.startswith("error: ") and f" {opted} [post]" in x]
     assert shown.endswith(f"[post] {line}"), shown
 
@@ -128,20 +121,19 @@ def test_each_filter_refusal_reads_as_one_line_naming_the_filter(site, kind, say
     assert isinstance(refused, PostingRefused) and str(refused) == says
 
 
-def test_an_article_deleted_between_reading_and_posting_gets_no_post(scene, site, tmp_path):
-    """The article and its talk page are deleted while the bot waits before posting."""
+def test_an_article_deleted_between_reading_and_posting_gets_no_post(scene, site, tmp_path, monkeypatch):
+    """The article and its talk page are deleted after the bot read the article, before it posts."""
     opted = scene["opted"]
     config = write_config(scene["settings"], tmp_path)
-    proc = subprocess.Popen([sys.executable, "-m", "winellbot.cli", "once", f"-page:{opted}", "--config", config],
-                            env={**os.environ, "WINELLBOT_PAUSE_BEFORE_POST": "4"}, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.time() + 120
-    while time.time() < deadline and not recorded(scene["settings"], page=opted):
-        time.sleep(0.2)
-    scene["wiki"].delete(opted)
-    scene["wiki"].delete(f"Talk:{opted}")
-    out, err = proc.communicate(timeout=300)
-    assert proc.returncode == 0, out + err
+
+    def delete() -> None:
+        assert recorded(scene["settings"], page=opted), "the article was read and its suggestions recorded"
+        scene["wiki"].delete(opted)
+        scene["wiki"].delete(f"Talk:{opted}")
+
+    came = before_the_first_post(monkeypatch, delete)
+    done = cli(config, "once", f"-page:{opted}")
+    assert came and done.returncode == 0, done
     import pywikibot
 
     assert not pywikibot.Page(site, f"Talk:{opted}").exists(), "the talk page was re-created"
@@ -197,68 +189,67 @@ def _offline_config(tmp_path, api_url: str, max_wait: float) -> str:
     return str(tmp_path / "c.toml")
 
 
-def test_a_wiki_that_refuses_connections_is_one_line_within_the_bound(tmp_path):
-    config = _offline_config(tmp_path, f"http://127.0.0.1:{_closed_port()}/api.php", 4.0)
+def test_a_wiki_that_refuses_connections_is_one_line_within_the_bound(tmp_path, monkeypatch):
+    monkeypatch.setenv("WINELLBOT_BOT_PASSWORD", "x" * 32)
+    config = _offline_config(tmp_path, f"http://127.0.0.1:{_closed_port()}/api.php", 2.0)
     began = time.monotonic()
-    done = winellbot(config, "once", env={"WINELLBOT_BOT_PASSWORD": "x" * 32}, timeout=120)
+    done = cli(config, "once")
     took = time.monotonic() - began
-    assert done.returncode == 1 and took < 4.0 + 15, took  # the bound plus Python's start-up
+    assert done.returncode == 1 and took < 2.0 + 10, took  # the bound plus the command's own work
     [line] = said(done.stderr)
     assert line.startswith("winellbot: error: connecting to http://127.0.0.1:") and "does not answer" in line, line
     assert "Traceback" not in done.stdout + done.stderr
 
 
 @pytest.mark.slow
-def test_a_wiki_that_never_answers_is_one_line_within_the_bound(tmp_path):
+def test_a_wiki_that_never_answers_is_one_line_within_the_bound(tmp_path, monkeypatch):
     """A server that accepts connections and never says a word (a hung web server)."""
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(16)
     held = []
     threading.Thread(target=lambda: [held.append(server.accept()) for _ in range(16)], daemon=True).start()
-    config = _offline_config(tmp_path, f"http://127.0.0.1:{server.getsockname()[1]}/api.php", 6.0)
+    monkeypatch.setenv("WINELLBOT_BOT_PASSWORD", "x" * 32)
+    config = _offline_config(tmp_path, f"http://127.0.0.1:{server.getsockname()[1]}/api.php", 3.0)
     began = time.monotonic()
-    done = winellbot(config, "once", env={"WINELLBOT_BOT_PASSWORD": "x" * 32}, timeout=120)
+    done = cli(config, "once")
     took = time.monotonic() - began
     server.close()
-    assert done.returncode == 1 and took < 6.0 + 15, took
+    assert done.returncode == 1 and took < 3.0 + 10, took
     [line] = said(done.stderr)
-    assert "does not answer (timed out)" in line or "does not answer (no complete answer within 1.5 s" in line, line
+    assert "does not answer (timed out)" in line or "does not answer (no complete answer within 0.75 s" in line, line
 
 
-def test_a_missing_bot_password_is_one_line(tmp_path):
+def test_a_missing_bot_password_is_one_line(tmp_path, monkeypatch):
     config = _offline_config(tmp_path, "http://127.0.0.1:9/api.php", 4.0)
-    env = {k: v for k, v in os.environ.items() if k != "WINELLBOT_BOT_PASSWORD"}
-    done = subprocess.run([sys.executable, "-m", "winellbot.cli", "once", "--config", config],
-                          capture_output=True, text=True, timeout=60, env=env)
+    monkeypatch.delenv("WINELLBOT_BOT_PASSWORD", raising=False)
+    done = cli(config, "once")
     assert done.returncode == 1
     assert said(done.stderr) == ["winellbot: error: WINELLBOT_BOT_PASSWORD is not set: the BotPassword of "
                                  "WinellBot@winellbot is needed to log in to http://127.0.0.1:9/api.php"]
 
 
-def _paused_cycle(wiki, tmp_path, monkeypatch, *, max_wait: float):
-    """A scene on ``wiki``; `once` over its two pages, paused before the first post."""
+def _own_scene(wiki, tmp_path, monkeypatch, *, max_wait: float) -> tuple[dict, str]:
+    """A scene on ``wiki`` and a config for it whose wiki is given up on after ``max_wait`` s."""
     from conftest import PageMaker
 
     monkeypatch.setenv("WINELLBOT_BOT_PASSWORD", wiki.credentials.bot_password)
     scene = make_scene(wiki, PageMaker(wiki, "own"), tmp_path)
-    config = write_config(scene["settings"], tmp_path, max_wait=max_wait)
-    proc = subprocess.Popen([sys.executable, "-m", "winellbot.cli", "once", f"-page:{scene['opted']}",
-                             f"-page:{scene['listed']}", "--config", config],
-                            env={**os.environ, "WINELLBOT_PAUSE_BEFORE_POST": "3"}, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.time() + 120
-    while time.time() < deadline and not recorded(scene["settings"]):
-        time.sleep(0.2)
-    return scene, proc
+    return scene, write_config(scene["settings"], tmp_path, max_wait=max_wait)
 
 
 def test_the_wiki_stopped_mid_run_stops_the_cycle_with_one_line(own_wiki, tmp_path, monkeypatch):
-    scene, proc = _paused_cycle(own_wiki, tmp_path, monkeypatch, max_wait=6.0)
-    own_wiki.stop()
-    stopped = time.monotonic()
-    out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 1 and time.monotonic() - stopped < 3 + 6 + 10
+    scene, config = _own_scene(own_wiki, tmp_path, monkeypatch, max_wait=6.0)
+    stopped = []
+
+    def stop() -> None:
+        own_wiki.stop()
+        stopped.append(time.monotonic())
+
+    before_the_first_post(monkeypatch, stop)
+    done = cli(config, "once", f"-page:{scene['opted']}", f"-page:{scene['listed']}")
+    out, err = done.stdout, done.stderr
+    assert stopped and done.returncode == 1 and time.monotonic() - stopped[0] < 6 + 10
     assert len(said(err)) == 1, err
     [line] = said(err)
     assert line.startswith("winellbot: error: run 1 stopped: ") and "does not answer" in line, line
@@ -272,27 +263,24 @@ def test_the_wiki_stopped_mid_run_stops_the_cycle_with_one_line(own_wiki, tmp_pa
 
 def test_a_wiki_that_trickles_its_answers_mid_run_stops_the_cycle_with_one_line(scene, site, local_wiki, tmp_path,
                                                                                  monkeypatch):
-    """From the first post on, the wiki's API answers one byte every 0.5 s, less than each read's timeout
-    (a quarter of max_wait, 3 s): only a deadline on the whole request stops the cycle within the bound."""
+    """From the first post on, the wiki's API answers one byte every 0.25 s, less than each read's timeout
+    (a quarter of max_wait, 1.5 s): only a deadline on the whole request stops the cycle within the bound."""
     from search_http import TricklingProxy
 
     monkeypatch.setenv("WINELLBOT_BOT_PASSWORD", local_wiki.credentials.bot_password)
-    with TricklingProxy(("127.0.0.1", local_wiki.port), interval=0.5) as proxy:
+    with TricklingProxy(("127.0.0.1", local_wiki.port), interval=0.25) as proxy:
         api_url = local_wiki.api_url.replace(f":{local_wiki.port}/", f":{proxy.port}/")
-        config = write_config(scene["settings"], tmp_path, max_wait=12.0, api_url=api_url)
-        proc = subprocess.Popen([sys.executable, "-m", "winellbot.cli", "once", f"-page:{scene['opted']}",
-                                 "--config", config], env={**os.environ, "WINELLBOT_PAUSE_BEFORE_POST": "2"},
-                                text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        try:
-            waited = time.time() + 120
-            while time.time() < waited and not recorded(scene["settings"]) and proc.poll() is None:
-                time.sleep(0.2)
+        config = write_config(scene["settings"], tmp_path, max_wait=6.0, api_url=api_url)
+        trickling = []
+
+        def trickle() -> None:
             proxy.trickling.set()
-            trickling = time.monotonic()
-            out, err = proc.communicate(timeout=90)
-        finally:
-            proc.kill()
-    assert proc.returncode == 1 and time.monotonic() - trickling < 2 + 12 + 10, out + err
+            trickling.append(time.monotonic())
+
+        before_the_first_post(monkeypatch, trickle)
+        done = cli(config, "once", f"-page:{scene['opted']}")
+    out, err = done.stdout, done.stderr
+    assert trickling and done.returncode == 1 and time.monotonic() - trickling[0] < 6 + 10, out + err
     [line] = said(err)
     assert line.startswith("winellbot: error: run 1 stopped: ") and "does not answer" in line, line
     assert "Traceback" not in out + err
@@ -301,10 +289,11 @@ def test_a_wiki_that_trickles_its_answers_mid_run_stops_the_cycle_with_one_line(
 
 
 def test_a_lost_login_stops_the_cycle_with_one_line(own_wiki, tmp_path, monkeypatch):
-    scene, proc = _paused_cycle(own_wiki, tmp_path, monkeypatch, max_wait=6.0)
-    own_wiki.revoke_bot_login()
-    out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 1 and len(said(err)) == 1, out + err
+    scene, config = _own_scene(own_wiki, tmp_path, monkeypatch, max_wait=6.0)
+    before_the_first_post(monkeypatch, own_wiki.revoke_bot_login)
+    done = cli(config, "once", f"-page:{scene['opted']}", f"-page:{scene['listed']}")
+    out, err = done.stdout, done.stderr
+    assert done.returncode == 1 and len(said(err)) == 1, out + err
     [line] = said(err)
     assert line.startswith("winellbot: error: run 1 stopped: ") and "not logged in" in line, line
     assert "Traceback" not in out + err

@@ -9,10 +9,15 @@ OpenAI-compatible backend: :class:`TownModel` is its scripted model, served by `
 """
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import datetime as dt
+import io
 import json
+import logging
 import sqlite3
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from scripted_openai import Received, ScriptedOpenAI
@@ -134,6 +139,77 @@ def run_cycle(settings: Settings, titles, dry_run: bool = False):
     bot = commands.build_bot(settings, state, dry_run=dry_run,
                              wiki=factory.build_wiki(settings, Path(settings.state.path).parent))
     return bot.run(titles, force=True), state, bot
+
+
+@dataclasses.dataclass
+class Done:
+    """What a command run by :func:`cli` did: its exit status and what it printed."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def cli(config, *args: str) -> Done:
+    """``winellbot ARGS --config CONFIG`` run in this process (``winellbot.cli.main``), with what a fresh process
+    would print: stdout, and on stderr the command's own lines, Pywikibot's output (it writes to ``sys.stderr``)
+    and the log's warnings (``logs.configure``'s stderr handler, which pytest's own root handlers make a no-op
+    here). Pywikibot's process-wide settings, which the command sets from its config, are put back afterwards."""
+    from winellbot.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    handler = logging.StreamHandler(err)
+    handler.setLevel(logging.WARNING)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    try:
+        with pywikibot_settings_kept(), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main([*args, "--config", str(config)])
+    finally:
+        root.removeHandler(handler)
+    return Done(code, out.getvalue(), err.getvalue())
+
+
+_PYWIKIBOT_SETTINGS = ("max_retries", "retry_wait", "retry_max", "socket_timeout", "put_throttle", "minthrottle",
+                       "write_maxlag", "simulate")
+
+
+@contextlib.contextmanager
+def pywikibot_settings_kept() -> Iterator[None]:
+    """Pywikibot's retry, timeout, throttle and simulate settings and its HTTP session (with the per-request
+    deadline winellbot.wiki.site.configure gives it) as they were before the block."""
+    import pywikibot
+    from pywikibot.comms import http
+
+    kept = {name: getattr(pywikibot.config, name) for name in _PYWIKIBOT_SETTINGS}
+    session, seconds = http.session, getattr(http.session, "seconds", None)
+    try:
+        yield
+    finally:
+        for name, value in kept.items():
+            setattr(pywikibot.config, name, value)
+        http.session = session
+        if seconds is not None:
+            session.seconds = seconds
+
+
+def before_the_first_post(monkeypatch, act: Callable[[], None]) -> list[int]:
+    """In this process, the bot calls ``act`` where ``WINELLBOT_PAUSE_BEFORE_POST`` would pause it (a page's
+    suggestions are in state, nothing is read for its post yet) before its first post, and nothing before the
+    others; returns a list with one item per post the bot came to."""
+    from winellbot import bot
+
+    calls: list[int] = []
+
+    def pause(variable: str) -> None:
+        if variable == "WINELLBOT_PAUSE_BEFORE_POST":
+            calls.append(1)
+            if len(calls) == 1:
+                act()
+
+    monkeypatch.setattr(bot, "_pause_for_tests", pause)
+    return calls
 
 
 def page_text(site, title: str) -> str:
