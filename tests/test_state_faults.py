@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from storage_faults import damage, read_only
-from wikiscene import configured_state, run_cycle
+from wikiscene import cli, configured_state, run_cycle
 from winellbot.cli import main
 from winellbot.config import dump_settings
 from winellbot.state.db import State
@@ -80,11 +80,12 @@ def test_a_sqlite_file_of_something_else_is_not_taken_for_a_state(tmp_path, caps
 # -- against the real local wiki: a job, a dry run and withdraw ----------------------------------------------
 
 def _winellbot(config: str, *args: str) -> subprocess.CompletedProcess:
+    """The CLI in a process of its own: Pywikibot chooses its folder (the state's) when it is first imported."""
     return subprocess.run([sys.executable, "-m", "winellbot.cli", *args, "--config", config],
                           capture_output=True, text=True, timeout=300)
 
 
-def _said(done: subprocess.CompletedProcess) -> list[str]:
+def _said(done) -> list[str]:
     """What the command printed, less Pywikibot's "Logging in to ..." notice."""
     return [line for line in (done.stdout + done.stderr).splitlines()
             if line.strip() and not line.startswith("Logging in to ")]
@@ -109,9 +110,11 @@ def test_a_state_that_cannot_be_written_stops_a_job_in_one_line_before_the_wiki_
     _state_with_rows(path)
     talk = f"Talk:{scene['opted']}"
     before = _revision(scene["wiki"], talk)
+    # A read-only folder is also Pywikibot's (the state's): only a process of its own reads its folder anew.
+    run = cli if what == "file" else _winellbot
     with read_only(path if what == "file" else path.parent):
-        done = _winellbot(config, "once", "--force", f"-page:{scene['opted']}")
-        dry = _winellbot(config, "once", "--force", "--dry-run", f"-page:{scene['opted']}")
+        done = run(config, "once", "--force", f"-page:{scene['opted']}")
+        dry = run(config, "once", "--force", "--dry-run", f"-page:{scene['opted']}")
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     [line] = _said(done)
     assert line.startswith("winellbot: error: ") and str(path) in line and "write access" in line, line
@@ -133,7 +136,7 @@ def test_a_damaged_state_stops_a_job_and_its_dry_run_in_one_line(scene, tmp_path
     damage(_state_with_rows(path))
     talk = f"Talk:{scene['opted']}"
     before = _revision(scene["wiki"], talk)
-    done = _winellbot(config, "once", "--force", *(["--dry-run"] if dry_run else []), f"-page:{scene['opted']}")
+    done = cli(config, "once", "--force", *(["--dry-run"] if dry_run else []), f"-page:{scene['opted']}")
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     [line] = _said(done)
     assert str(path) in line and "malformed" in line and "restore it from a backup" in line, line
@@ -145,10 +148,10 @@ def test_an_empty_state_file_becomes_a_new_state_for_a_job_and_its_dry_run(scene
     config = _scene_config(scene, tmp_path)
     path = Path(scene["settings"].state.path)
     path.touch()
-    dry = _winellbot(config, "once", "--force", "--dry-run", f"-page:{scene['opted']}")
+    dry = cli(config, "once", "--force", "--dry-run", f"-page:{scene['opted']}")
     assert dry.returncode == 0 and "Traceback" not in dry.stderr, dry.stderr
     assert "suggestion(s)" in dry.stdout
-    done = _winellbot(config, "once", "--force", f"-page:{scene['opted']}")
+    done = cli(config, "once", "--force", f"-page:{scene['opted']}")
     assert done.returncode == 0 and "1 page(s) posted" in done.stdout, done.stdout + done.stderr
 
 
@@ -176,9 +179,14 @@ def test_withdraw_on_a_state_that_cannot_be_written_refuses_before_the_wiki_is_t
 
 # -- a database server that accepts the connection and never answers -------------------------------------------
 
+# The commands' timeouts against a silent server (the URL's query sets PyMySQL's): the defaults
+# (winellbot.state.sqldb.TIMEOUTS, 10 s to connect and 20 s for each read) give up within 30 s; these within 12 s.
+SILENT_TIMEOUT_S = 2
+
+
 class SilentServer:
     """A listening socket that accepts every connection and never sends a byte (a hung server); ``accepted``:
-    when (time.monotonic()) each connection came."""
+    when (time.monotonic()) each connection came; ``url`` sets the timeouts to :data:`SILENT_TIMEOUT_S`."""
 
     def __init__(self) -> None:
         self.socket = socket.socket()
@@ -198,12 +206,34 @@ class SilentServer:
 
     @property
     def url(self) -> str:
-        return f"mysql+pymysql://winellbot:secret@127.0.0.1:{self.socket.getsockname()[1]}/state"
+        timeouts = "&".join(f"{name}={SILENT_TIMEOUT_S}" for name in ("connect_timeout", "read_timeout", "write_timeout"))
+        return f"mysql+pymysql://winellbot:secret@127.0.0.1:{self.socket.getsockname()[1]}/state?{timeouts}"
+
+
+def test_a_database_url_without_timeouts_connects_with_the_default_ones_and_one_with_them_with_its_own(monkeypatch):
+    import pymysql
+
+    from winellbot.state.sqldb import TIMEOUTS, SqlDatabase
+
+    asked: list[dict] = []
+
+    def connect(*args, **kwargs):
+        asked.append(kwargs)
+        raise pymysql.err.OperationalError(2003, "not here")
+
+    monkeypatch.setattr(pymysql, "connect", connect)
+    for url in ("mysql+pymysql://u:p@127.0.0.1:9/state", SilentServer().url):
+        with pytest.raises(Exception):
+            SqlDatabase(url).engine.connect()
+    default, given = ({k: a[k] for k in TIMEOUTS} for a in asked)
+    assert default == TIMEOUTS == {"connect_timeout": 10, "read_timeout": 20, "write_timeout": 20}
+    assert given == dict.fromkeys(TIMEOUTS, SILENT_TIMEOUT_S)
 
 
 @pytest.mark.slow
 def test_a_database_server_that_never_answers_is_one_line_within_30_s(tmp_path):
-    """Each command, on a server of its own, gives up within 30 s of connecting (Python's start-up aside)."""
+    """Each command, on a server of its own, gives up within its timeouts and 10 s of connecting (Python's
+    start-up aside): 30 s at the default ones, 12 s at the :data:`SILENT_TIMEOUT_S` its URL sets."""
     source = _state_with_rows(tmp_path / "source.sqlite")
     config = _config(tmp_path, tmp_path / "state.sqlite")
     commands = {"state copy": ["state", "copy", "--from", str(source)], "health": ["health"], "once": ["once"]}
@@ -231,7 +261,7 @@ def test_a_database_server_that_never_answers_is_one_line_within_30_s(tmp_path):
     for name, (end, out, err, code) in ended.items():
         assert servers[name].accepted, f"{name} never connected"
         waited = end - servers[name].accepted[0]
-        assert waited < 30, f"{name}: {waited:.0f} s"
+        assert waited < SILENT_TIMEOUT_S + 10, f"{name}: {waited:.0f} s"
         lines = [line for line in (out + err).splitlines() if line.strip()]
         assert code == 1 and "Traceback" not in err, (name, err)
         assert len(lines) == 1 and "127.0.0.1" in lines[0] and "secret" not in lines[0], (name, lines)
