@@ -9,6 +9,7 @@ import sys
 import time
 
 from mariadb import mariadb, mariadb_url  # noqa: F401 - the fixtures
+from wikiscene import cli
 
 from winellbot.cli import main
 from winellbot.config import dump_settings
@@ -73,14 +74,15 @@ def test_sigkill_while_posting_never_posts_twice_and_loses_nothing_on_mariadb(sc
     assert found and not state.suggestions(status="posted"), "killed before state recorded the post"
     held = [r["title"] for r in state.db["pages"].rows_where("lease_holder is not null")]
     assert scene["opted"] in held, "the killed job's lease is still on its page"
-    env.pop("WINELLBOT_PAUSE_AFTER_WRITE")
-    early = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    # the next runs need no process of their own: the CLI in this one (without the pause)
+    again = ["once", "--force", f"-page:{scene['opted']}", f"-page:{scene['listed']}"]
+    early = cli(config, *again)
     assert early.returncode == 0 and not state.suggestions(status="posted"), "the page is left to its lease"
     # As after the lease time (winellbot/state/leases.py): the killed job renews neither its leases nor its heartbeat.
     state.db.execute("update pages set lease_expires = lease_expires - 3600")
     state.db.execute("update runs set heartbeat = heartbeat - 3600 where status = 'running'")
 
-    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    done = cli(config, *again)
     assert done.returncode == 0, done.stdout + done.stderr
     texts = pywikibot.Page(site, talk.title()).text + pywikibot.Page(site, f"{s.wiki.queue}/{scene['listed']}").text
     posted = {row["id"] for row in state.suggestions(status="posted")}
