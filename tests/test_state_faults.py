@@ -206,7 +206,8 @@ class SilentServer:
 
     @property
     def url(self) -> str:
-        timeouts = "&".join(f"{name}={SILENT_TIMEOUT_S}" for name in ("connect_timeout", "read_timeout", "write_timeout"))
+        timeouts = "&".join(f"{name}={SILENT_TIMEOUT_S}"
+                            for name in ("connect_timeout", "read_timeout", "write_timeout"))
         return f"mysql+pymysql://winellbot:secret@127.0.0.1:{self.socket.getsockname()[1]}/state?{timeouts}"
 
 
