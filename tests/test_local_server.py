@@ -170,3 +170,21 @@ def test_zero_shot_editor_through_the_local_server(local_model_server, tmp_path)
                  "--no-progress"]) == 0
     (line,) = [json.loads(x) for x in out.read_text().splitlines()]
     assert line["id"] == LIBRARY.id and line["edited"].strip()
+
+
+def test_the_zero_shot_editor_keeps_the_paragraph_when_the_model_loops_to_its_limit(tmp_path):
+    """What SmolLM2 does on the bridge's paragraph, scripted: a reply cut at the limit, and again at twice
+    the limit, is no reply; the paragraph is kept unchanged and counted as a model error."""
+    from editor_examples import BRIDGE, write_examples
+    from scripted_openai import Reply, ScriptedOpenAI
+
+    from winellbot.editor.examples import load_tasks
+    from winellbot.editor.predict import PARAGRAPH_TOKENS, ParagraphPredictor
+
+    (task,) = load_tasks(write_examples(tmp_path / "ex.jsonl", [BRIDGE]))
+    loop = Reply("The bridge opened. " * 100, finish_reason="length")
+    with ScriptedOpenAI([loop, loop]) as server:
+        predictor = ParagraphPredictor(ModelClient(OpenAIBackend(server.base_url, "none", "m", max_retries=0)))
+        assert predictor.predict(task) == task.original
+        assert [r.body["max_tokens"] for r in server.requests] == [PARAGRAPH_TOKENS, 2 * PARAGRAPH_TOKENS]
+    assert predictor.summary() == "model error 1"
