@@ -8,7 +8,9 @@ time source.
 """
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import io
 import json
 import os
 import shutil
@@ -135,9 +137,20 @@ def faked(days: int) -> list[str]:
 
 
 def once(config: str, *pages: str, prefix: list[str] | None = None) -> subprocess.CompletedProcess:
-    cmd = [*(prefix or []), sys.executable, "-m", "winellbot.cli", "once",
-           *(f"-page:{p}" for p in pages), "--config", config]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=dict(os.environ))
+    """``winellbot once`` on ``pages``, which must exit 0. With ``prefix`` (:func:`faked`) in a process of its
+    own, whose clock libfaketime sets; without, at the real time, the real CLI (``winellbot.cli.main``) in this
+    process."""
+    args = ["once", *(f"-page:{p}" for p in pages), "--config", config]
+    if prefix:
+        done = subprocess.run([*prefix, sys.executable, "-m", "winellbot.cli", *args], capture_output=True,
+                              text=True, timeout=300, env=dict(os.environ))
+    else:
+        from winellbot.cli import main
+
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(args)
+        done = subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
     assert done.returncode == 0, done.stdout + done.stderr
     return done
 

@@ -9,6 +9,7 @@ import os
 import re
 import shlex
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -21,6 +22,7 @@ import requests
 
 from winellbot.demo import load_manifest
 from winellbot.bundled import sample_dir
+from winellbot.config import Settings
 from winellbot.localwiki import mediawiki_available
 
 pytestmark = [pytest.mark.wiki, pytest.mark.skipif(not mediawiki_available(), reason="MediaWiki not installed"),
@@ -65,10 +67,29 @@ def demo(tmp_path_factory):
         _stop(cwd)
 
 
+def warm_embeddings(source: Path, target: Path) -> None:
+    """Copy the sentence vectors the demo in ``source`` computed into the embedding cache the demo in
+    ``target`` will open (beside its state, as the demo's settings name it). A warm cache gives exactly
+    the figures of a cold one (vectors are always read back from their stored form, winellbot/meaning.py),
+    so the second demo finds the same suggestions without loading the models again."""
+    def cache(cwd: Path) -> Path:
+        return Settings().pipeline.embedding_cache_path(str(cwd / "demo" / "state.sqlite"))
+
+    cache(target).parent.mkdir(parents=True, exist_ok=True)
+    src, dst = sqlite3.connect(cache(source)), sqlite3.connect(cache(target))
+    try:
+        src.backup(dst)  # a consistent copy, even while the demo's poster has the file open
+    finally:
+        src.close()
+        dst.close()
+
+
 @pytest.fixture(scope="module")
-def demo_edit(tmp_path_factory, module_state_engine, request):
-    """The demo with the paragraph-edit style (previews of paragraphs with references)."""
+def demo_edit(tmp_path_factory, module_state_engine, request, demo):
+    """The demo with the paragraph-edit style (previews of paragraphs with references), in a folder of its
+    own with a wiki and a state of its own; its embedding cache starts as the fact-style demo's."""
     cwd = tmp_path_factory.mktemp("demo-edit")
+    warm_embeddings(demo[0], cwd)
     env = url = None
     if module_state_engine:  # on MariaDB a state of its own, as on SQLite the file in its own folder
         url = request.getfixturevalue("mariadb").new_database()

@@ -160,11 +160,31 @@ def test_extractor_sections_are_held_to_the_articles_own_names(local_model_serve
 
 
 def test_zero_shot_editor_through_the_local_server(local_model_server, tmp_path):
-    from editor_examples import BRIDGE, write_examples
+    """SmolLM2 rewrites the library's paragraph in some 60 tokens (on the bridge's it loops to the limit,
+    twice, and the paragraph is kept unchanged)."""
+    from editor_examples import LIBRARY, write_examples
 
-    examples = write_examples(tmp_path / "ex.jsonl", [BRIDGE])
+    examples = write_examples(tmp_path / "ex.jsonl", [LIBRARY])
     out = tmp_path / "zero.jsonl"
     assert main(["editor", "apply", examples, "--output", str(out), "--editor", "zero-shot-server",
                  "--no-progress"]) == 0
     (line,) = [json.loads(x) for x in out.read_text().splitlines()]
-    assert line["id"] == BRIDGE.id and line["edited"].strip()
+    assert line["id"] == LIBRARY.id and line["edited"].strip()
+
+
+def test_the_zero_shot_editor_keeps_the_paragraph_when_the_model_loops_to_its_limit(tmp_path):
+    """What SmolLM2 does on the bridge's paragraph, scripted: a reply cut at the limit, and again at twice
+    the limit, is no reply; the paragraph is kept unchanged and counted as a model error."""
+    from editor_examples import BRIDGE, write_examples
+    from scripted_openai import Reply, ScriptedOpenAI
+
+    from winellbot.editor.examples import load_tasks
+    from winellbot.editor.predict import PARAGRAPH_TOKENS, ParagraphPredictor
+
+    (task,) = load_tasks(write_examples(tmp_path / "ex.jsonl", [BRIDGE]))
+    loop = Reply("The bridge opened. " * 100, finish_reason="length")
+    with ScriptedOpenAI([loop, loop]) as server:
+        predictor = ParagraphPredictor(ModelClient(OpenAIBackend(server.base_url, "none", "m", max_retries=0)))
+        assert predictor.predict(task) == task.original
+        assert [r.body["max_tokens"] for r in server.requests] == [PARAGRAPH_TOKENS, 2 * PARAGRAPH_TOKENS]
+    assert predictor.summary() == "model error 1"
