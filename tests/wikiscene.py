@@ -9,10 +9,18 @@ OpenAI-compatible backend: :class:`TownModel` is its scripted model, served by `
 """
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import io
 import json
+import logging
+import os
 import sqlite3
+import subprocess
+import sys
+import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from scripted_openai import Received, ScriptedOpenAI
@@ -127,6 +135,67 @@ def wait_out_a_killed_job(settings: Settings) -> None:
     """On a database server: until the killed job's leases and heartbeat ran out (SQLite's lock went with it)."""
     if settings.state.server_url:
         time.sleep(KILLED_LEASE_S + 1)
+
+
+@dataclass
+class Done:
+    """What a command ended with: its exit code and what it printed."""
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def in_process(*argv: str) -> Done:
+    """The real CLI (``winellbot.cli.main(argv)``) in the test's process, as an operator would type it: for a
+    command whose process proves nothing more than its exit code and output (the pipeline's models load once).
+    ``stderr`` holds what it printed there and the warnings and errors it logged, as a process's stderr would
+    (pytest's own handlers on the root logger keep ``logs.configure`` from adding one here)."""
+    from winellbot.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    handler = logging.StreamHandler(err)
+    handler.setLevel(logging.WARNING)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(list(argv))
+    finally:
+        root.removeHandler(handler)
+    return Done(code, out.getvalue(), err.getvalue())
+
+
+def after_a_killed_job(settings: Settings, *argv: str) -> Done:
+    """The job started after a killed one (``winellbot *argv``), once the killed job's leases ran out. On SQLite
+    (the killed job's lock went with its process) in the test's process; on a database server in a process of its
+    own with the killed job's short lease (:func:`for_a_job_to_kill`), which the bot reads when it is imported."""
+    wait_out_a_killed_job(settings)
+    if not settings.state.server_url:
+        return in_process(*argv)
+    done = subprocess.run([sys.executable, "-m", "winellbot.cli", *argv], env=for_a_job_to_kill(dict(os.environ)),
+                          capture_output=True, text=True, timeout=300)
+    return Done(done.returncode, done.stdout, done.stderr)
+
+
+def held_at(monkeypatch, variable: str):
+    """A job in the test's process (a thread) held at its first test pause ``variable`` (bot._pause_for_tests)
+    until the test lets it go: returns the events ``(reached, go_on)``, set when the job got there and by the
+    test to let it go on. Each pause also sleeps as ``variable`` says (0.1 s), as in a job of its own process."""
+    from winellbot import bot
+
+    reached, go_on = threading.Event(), threading.Event()
+    pause = bot._pause_for_tests
+
+    def held(name: str) -> None:
+        pause(name)
+        if name == variable and not reached.is_set():
+            reached.set()
+            go_on.wait(120)
+
+    monkeypatch.setenv(variable, "0.1")
+    monkeypatch.setattr(bot, "_pause_for_tests", held)
+    return reached, go_on
 
 
 def run_cycle(settings: Settings, titles, dry_run: bool = False):
