@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 
-from wikiscene import configured_state, for_a_job_to_kill, run_cycle, wait_out_a_killed_job
+from wikiscene import after_a_killed_job, configured_state, for_a_job_to_kill, in_process, run_cycle
 
 from winellbot.config import dump_settings
 
@@ -81,16 +81,17 @@ def test_reviewer_verdicts_flow_back_into_state(scene, site):
 
 
 def test_sigkill_while_posting_never_posts_twice_and_loses_nothing(scene, site, tmp_path):
-    """Kill the bot right after its first wiki write (before state records it), then run it again."""
+    """Kill the bot right after its first wiki write (before state records it), then run it again: nothing
+    is lost or posted twice, and the killed job's run is marked killed at the next start."""
     import pywikibot
 
     s = scene["settings"]
     config = tmp_path / "winellbot.toml"
     config.write_text(dump_settings(s), encoding="utf-8")
     env = for_a_job_to_kill(dict(os.environ, WINELLBOT_PAUSE_AFTER_WRITE="60", PYTHONUNBUFFERED="1"))
-    cmd = [sys.executable, "-m", "winellbot.cli", "once", "--force", "--config", str(config),
-           f"-page:{scene['opted']}", f"-page:{scene['listed']}"]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    args = ["once", "--force", "--config", str(config), f"-page:{scene['opted']}", f"-page:{scene['listed']}"]
+    proc = subprocess.Popen([sys.executable, "-m", "winellbot.cli", *args], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT)
     talk = pywikibot.Page(site, f"Talk:{scene['opted']}")
     deadline = time.time() + 120
     while time.time() < deadline and proc.poll() is None:
@@ -104,10 +105,9 @@ def test_sigkill_while_posting_never_posts_twice_and_loses_nothing(scene, site, 
     state = configured_state(s)
     found = {row["id"] for row in state.suggestions(status="proposed")}
     assert found and not state.suggestions(status="posted"), "killed before state recorded the post"
+    assert [r["status"] for r in state.db["runs"].rows] == ["running"]
 
-    env.pop("WINELLBOT_PAUSE_AFTER_WRITE")
-    wait_out_a_killed_job(s)
-    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    done = after_a_killed_job(s, *args)
     assert done.returncode == 0, done.stdout + done.stderr
     state = configured_state(s)
     texts = pywikibot.Page(site, talk.title()).text + pywikibot.Page(site, f"{s.wiki.queue}/{scene['listed']}").text
@@ -115,6 +115,9 @@ def test_sigkill_while_posting_never_posts_twice_and_loses_nothing(scene, site, 
     assert found <= posted, "everything found before the crash was posted after it"
     for sid in posted:  # including what the second run found for the page it had not reached
         assert texts.count(f"<!-- winellbot-suggestion:{sid} -->") == 1, sid
+    status = in_process("status", "--config", str(config))
+    assert "run 1: " in status.stdout and " killed " in status.stdout, status.stdout
+    assert "run 2: " in status.stdout and " done " in status.stdout
 
 
 def test_a_kill_between_the_queue_post_and_its_listing_is_repaired_by_the_next_run(scene, site, tmp_path):
@@ -125,9 +128,10 @@ def test_a_kill_between_the_queue_post_and_its_listing_is_repaired_by_the_next_r
     config = tmp_path / "winellbot.toml"
     config.write_text(dump_settings(s), encoding="utf-8")
     env = for_a_job_to_kill(dict(os.environ, WINELLBOT_PAUSE_AFTER_WRITE="60", PYTHONUNBUFFERED="1"))
-    cmd = [sys.executable, "-m", "winellbot.cli", "once", "--force", "--config", str(config), f"-page:{scene['listed']}"]
+    args = ["once", "--force", "--config", str(config), f"-page:{scene['listed']}"]
     queue = f"{s.wiki.queue}/{scene['listed']}"
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen([sys.executable, "-m", "winellbot.cli", *args], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT)
     deadline = time.time() + 120
     while time.time() < deadline and proc.poll() is None and not pywikibot.Page(site, queue).exists():
         time.sleep(0.3)
@@ -136,63 +140,52 @@ def test_a_kill_between_the_queue_post_and_its_listing_is_repaired_by_the_next_r
     proc.wait()
     index = pywikibot.Page(site, s.wiki.queue)
     assert not index.exists() or queue not in index.get(force=True), "killed before the listing"
-    env.pop("WINELLBOT_PAUSE_AFTER_WRITE")
-    wait_out_a_killed_job(s)
-    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    done = after_a_killed_job(s, *args)
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"[[{queue}" in pywikibot.Page(site, s.wiki.queue).get(force=True)
 
 
 def test_pywikibot_simulate_writes_nothing_and_keeps_suggestions_pending(scene, site, tmp_path):
+    """`-simulate` (Pywikibot's global, so each job is a process of its own) is a dry run for the state too, in
+    a running job (`run -simulate`, stopped by SIGTERM after its first cycle) as in one cycle (`once -simulate`):
+    nothing found or scheduled is kept, so the next real run does everything a real run does; each run is kept,
+    marked, as a dry run's is (issues 30 and 45). `run -simulate` worked on the real state: its cycles marked the
+    pages checked (and kept what they found) though nothing was posted, so the next real run passed them over."""
     import pywikibot
 
     s = scene["settings"]
     config = tmp_path / "winellbot.toml"
     config.write_text(dump_settings(s), encoding="utf-8")
-    cmd = [sys.executable, "-m", "winellbot.cli", "once", "--config", str(config),
-           f"-page:{scene['opted']}", f"-page:{scene['listed']}", "-simulate"]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "winellbot-suggestion" not in pywikibot.Page(site, f"Talk:{scene['opted']}").text
-    assert not pywikibot.Page(site, f"{s.wiki.queue}/{scene['listed']}").exists()
-    # -simulate is a dry run for the state too (issue 30): nothing found or scheduled is kept, so the
-    # next real run does everything a real run does; its run is kept, marked, as a dry run's is (issue 45)
-    state = configured_state(s)
-    assert not state.suggestions() and not list(state.db["pages"].rows)
-    assert [r["status"] for r in state.db["runs"].rows] == ["dry-run"]
-    real = subprocess.run(cmd[:-1], capture_output=True, text=True, timeout=300)
-    assert real.returncode == 0, real.stdout + real.stderr
-    assert "winellbot-suggestion" in pywikibot.Page(site, f"Talk:{scene['opted']}").text
+    pages = [f"-page:{scene['opted']}", f"-page:{scene['listed']}"]
 
+    def kept_nothing(runs: list[str]) -> None:
+        assert "winellbot-suggestion" not in pywikibot.Page(site, f"Talk:{scene['opted']}").text
+        assert not pywikibot.Page(site, f"{s.wiki.queue}/{scene['listed']}").exists()
+        state = configured_state(s)
+        assert not state.suggestions() and not list(state.db["pages"].rows)
+        assert [r["status"] for r in state.db["runs"].rows] == runs
 
-def test_a_running_job_under_simulate_keeps_nothing_but_its_runs(scene, site, tmp_path):
-    """`run -simulate` worked on the real state: its cycles marked the pages checked (and kept what they
-    found) though nothing was posted, so the next real run passed the pages over until they were due again."""
-    import signal
-    import time
-
-    import pywikibot
-
-    s = scene["settings"]
-    config = tmp_path / "winellbot.toml"
-    config.write_text(dump_settings(s), encoding="utf-8")
-    job = subprocess.Popen([sys.executable, "-m", "winellbot.cli", "run", "--config", str(config),
-                            f"-page:{scene['opted']}", f"-page:{scene['listed']}", "-simulate"],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    job = subprocess.Popen([sys.executable, "-m", "winellbot.cli", "run", "--config", str(config), *pages,
+                            "-simulate"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         end = time.monotonic() + 240
         while time.monotonic() < end and job.poll() is None:
             if configured_state(s).db["runs"].count_where("status = 'dry-run'"):
                 break  # the first cycle ended and its run was kept
-            time.sleep(1)
+            time.sleep(0.5)
     finally:
         job.send_signal(signal.SIGTERM)
         out, err = job.communicate(timeout=120)
     assert "Traceback" not in err and "page(s)" in out, out + err
-    state = configured_state(s)
-    assert [r["status"] for r in state.db["runs"].rows] == ["dry-run"]
-    assert not state.suggestions() and not list(state.db["pages"].rows)
-    assert "winellbot-suggestion" not in pywikibot.Page(site, f"Talk:{scene['opted']}").text
+    kept_nothing(["dry-run"])
+
+    cmd = [sys.executable, "-m", "winellbot.cli", "once", "--config", str(config), *pages, "-simulate"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    kept_nothing(["dry-run", "dry-run"])
+    real = in_process("once", "--config", str(config), *pages)
+    assert real.returncode == 0, real.stdout + real.stderr
+    assert "winellbot-suggestion" in pywikibot.Page(site, f"Talk:{scene['opted']}").text
 
 
 def test_pages_that_are_not_articles_are_each_said_and_recorded_not_passed_over(scene, tmp_path, capsys):

@@ -8,9 +8,7 @@ time source.
 """
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import io
 import json
 import os
 import shutil
@@ -19,7 +17,7 @@ import sys
 
 import pytest
 
-from wikiscene import configured_state
+from wikiscene import configured_state, in_process
 
 from winellbot.article import parse_article
 from winellbot.search.dated import since_for
@@ -145,12 +143,7 @@ def once(config: str, *pages: str, prefix: list[str] | None = None) -> subproces
         done = subprocess.run([*prefix, sys.executable, "-m", "winellbot.cli", *args], capture_output=True,
                               text=True, timeout=300, env=dict(os.environ))
     else:
-        from winellbot.cli import main
-
-        out, err = io.StringIO(), io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(args)
-        done = subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
+        done = in_process(*args)
     assert done.returncode == 0, done.stdout + done.stderr
     return done
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
+import threading
 
 import pytest
 from storage_faults import fill, small_disk
-from wikiscene import configured_state
+from wikiscene import configured_state, held_at, in_process
 
 from winellbot.config import dump_settings
 
@@ -53,41 +53,47 @@ def test_a_post_is_not_made_when_the_state_has_no_room_to_record_it(scene, site,
     disk, config, mounted = on_disk(scene, tmp_path, 24, margin_mb=6)
     try:
         fill(disk, leave_mb=4)  # room for the cycle's records, less than the margin kept for a post's
-        proc = once(config, scene["opted"])
-        out, err = proc.communicate(timeout=300)
-        assert proc.returncode == 1, out + err
-        [line] = said(err)
+        done = in_process("once", f"-page:{scene['opted']}", "--config", str(config))
+        assert done.returncode == 1, done.stdout + done.stderr
+        [line] = said(done.stderr)
         assert "nothing posted to the wiki: the state's disk" in line and "less than the 6 MB" in line, line
-        assert "Traceback" not in out + err
+        assert "Traceback" not in done.stdout + done.stderr
         page = talk(site, scene["opted"])
         assert MARK not in page.text
     finally:
         mounted.__exit__(None, None, None)
 
 
-def test_a_post_saved_and_then_not_recorded_is_recorded_at_the_next_start_with_its_revision(scene, site, tmp_path):
+def test_a_post_saved_and_then_not_recorded_is_recorded_at_the_next_start_with_its_revision(scene, site, tmp_path,
+                                                                                            monkeypatch):
     disk, config, mounted = on_disk(scene, tmp_path, 24, margin_mb=1)
     try:
-        proc = once(config, scene["opted"], env={"WINELLBOT_PAUSE_AFTER_WRITE": "4"})
-        page = talk(site, scene["opted"])
-        waited = time.time() + 240
-        while time.time() < waited and MARK not in page.get(force=True) and proc.poll() is None:
-            time.sleep(0.3)
-        filler = fill(disk)  # the disk fills up between the wiki's save and the state's record
-        out, err = proc.communicate(timeout=120)
-        assert proc.returncode == 1, out + err
-        [line] = said(err)
+        reached, go_on = held_at(monkeypatch, "WINELLBOT_PAUSE_AFTER_WRITE")
+        ended = {}
+        job = threading.Thread(target=lambda: ended.setdefault(
+            "done", in_process("once", f"-page:{scene['opted']}", "--config", str(config))))
+        job.start()
+        try:
+            assert reached.wait(240), "the job never saved its post"
+            page = talk(site, scene["opted"])
+            assert MARK in page.get(force=True)
+            filler = fill(disk)  # the disk fills up between the wiki's save and the state's record
+        finally:
+            go_on.set()
+            job.join(120)
+        done = ended["done"]
+        assert done.returncode == 1, done.stdout + done.stderr
+        [line] = said(done.stderr)
         assert "state.sqlite failed: database or disk is full: its disk is full" in line, line
-        assert "Traceback" not in out + err
+        assert "Traceback" not in done.stdout + done.stderr
         filler.unlink()
         state = configured_state(scene["settings"])
         posted_ids = [sid for sid in state.suggestions(page=scene["opted"]) if MARK + sid["id"] in page.get(force=True)]
         assert posted_ids and all(r["status"] != "posted" for r in posted_ids)  # the wiki ahead, for now
         state.db.close()
 
-        again = once(config, scene["opted"])
-        out, err = again.communicate(timeout=300)
-        assert again.returncode == 0, out + err
+        again = in_process("once", f"-page:{scene['opted']}", "--config", str(config))
+        assert again.returncode == 0, again.stdout + again.stderr
         text = page.get(force=True)
         adding = next(r.revid for r in page.revisions(content=True) if MARK in (r.text or "")
                       and all(MARK + s["id"] in r.text for s in posted_ids)

@@ -11,7 +11,7 @@ import threading
 import time
 
 import pytest
-from wikiscene import configured_state, page_text as text, run_cycle
+from wikiscene import configured_state, held_at, page_text as text, run_cycle
 
 from winellbot.state.reviews import Decision, ReviewStore
 from winellbot.state.revisions import RevisionStore
@@ -104,19 +104,20 @@ def test_an_undo_racing_the_job_never_leaves_a_post_without_its_approval(reviewe
     row = first_open(state, opted)
     store = ReviewStore(state)
     store.decide(Decision(row["id"], "Reviewer One", "approve"))
-    monkeypatch.setenv(when, "8")
+    reached, go_on = held_at(monkeypatch, when)
     done = {}
     job = threading.Thread(target=lambda: done.setdefault("report", run_cycle(s, [opted])[0]))
     job.start()
-    if when == "WINELLBOT_PAUSE_AFTER_WRITE":  # the job has saved the post and waits before its record
-        deadline = time.time() + 90
-        while time.time() < deadline and MARK not in text(site, f"Talk:{opted}"):
-            time.sleep(0.2)
-        assert MARK in text(site, f"Talk:{opted}")
-    else:  # the job is in its pause before the write (an undo earlier still leaves nothing posted too)
-        time.sleep(3)
-    assert store.undo("Reviewer One", store.last_decision("Reviewer One")["id"]).taken
-    job.join(120)
+    try:
+        assert reached.wait(120), "the job never reached its pause"
+        if when == "WINELLBOT_PAUSE_AFTER_WRITE":  # the job has saved the post and waits before its record
+            assert MARK in text(site, f"Talk:{opted}")
+        # else the job is in its pause before the write (an undo earlier still leaves nothing posted too)
+        assert store.undo("Reviewer One", store.last_decision("Reviewer One")["id"]).taken
+    finally:
+        go_on.set()
+        job.join(120)
+    assert "report" in done, "the racing job's cycle ended"
     monkeypatch.delenv(when)
     run_cycle(s, [opted])
     talk = text(site, f"Talk:{opted}")

@@ -13,7 +13,7 @@ import threading
 import time
 
 import pytest
-from wikiscene import page_text as text, configured_state, for_a_job_to_kill, run_cycle, wait_out_a_killed_job
+from wikiscene import after_a_killed_job, configured_state, for_a_job_to_kill, in_process, page_text as text, run_cycle
 
 from winellbot.config import dump_settings
 from winellbot.errors import PostingRefused
@@ -134,8 +134,9 @@ def test_a_kill_between_the_post_and_its_record_never_posts_twice(reviewed, site
     config = tmp_path / "winellbot.toml"
     config.write_text(dump_settings(s), encoding="utf-8")
     env = for_a_job_to_kill(dict(os.environ, WINELLBOT_PAUSE_AFTER_WRITE="60", PYTHONUNBUFFERED="1"))
-    cmd = [sys.executable, "-m", "winellbot.cli", "once", "--config", str(config), f"-page:{reviewed['opted']}"]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    args = ["once", "--config", str(config), f"-page:{reviewed['opted']}"]
+    proc = subprocess.Popen([sys.executable, "-m", "winellbot.cli", *args], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT)
     deadline = time.time() + 120
     while time.time() < deadline and proc.poll() is None and MARK not in text(site, f"Talk:{reviewed['opted']}"):
         time.sleep(0.3)
@@ -143,18 +144,17 @@ def test_a_kill_between_the_post_and_its_record_never_posts_twice(reviewed, site
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert configured_state(s).suggestion(sid)["status"] == "approved", "killed before the state recorded it"
-    env.pop("WINELLBOT_PAUSE_AFTER_WRITE")
-    wait_out_a_killed_job(s)
-    for _ in range(2):  # the restarted job, then another
-        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, done.stdout + done.stderr
+    done = after_a_killed_job(s, *args)  # the restarted job
+    assert done.returncode == 0, done.stdout + done.stderr
+    again = in_process(*args)  # then another
+    assert again.returncode == 0, again.stdout + again.stderr
     assert text(site, f"Talk:{reviewed['opted']}").count(f"{MARK}{sid} -->") == 1
     assert configured_state(s).suggestion(sid)["status"] == "posted"
 
 
 def test_a_running_job_posts_an_approval_within_its_poll(reviewed, site, tmp_path):
     s = reviewed["settings"]
-    s.review.poll_seconds = 2
+    s.review.poll_seconds = 1  # the setting's least
     s.schedule.interval_minutes = 600
     config = tmp_path / "winellbot.toml"
     config.write_text(dump_settings(s), encoding="utf-8")
@@ -165,7 +165,7 @@ def test_a_running_job_posts_an_approval_within_its_poll(reviewed, site, tmp_pat
         deadline = time.time() + 240
         waiting = []
         while time.time() < deadline and not waiting and job.poll() is None:
-            time.sleep(1)
+            time.sleep(0.5)
             from wikiscene import recorded
 
             waiting = recorded(s, page=reviewed["opted"], status="proposed")

@@ -10,14 +10,18 @@ OpenAI-compatible backend: :class:`TownModel` is its scripted model, served by `
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import datetime as dt
 import io
 import json
 import logging
+import os
 import sqlite3
+import subprocess
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from scripted_openai import Received, ScriptedOpenAI
@@ -134,27 +138,21 @@ def wait_out_a_killed_job(settings: Settings) -> None:
         time.sleep(KILLED_LEASE_S + 1)
 
 
-def run_cycle(settings: Settings, titles, dry_run: bool = False):
-    state = configured_state(settings)
-    bot = commands.build_bot(settings, state, dry_run=dry_run,
-                             wiki=factory.build_wiki(settings, Path(settings.state.path).parent))
-    return bot.run(titles, force=True), state, bot
-
-
-@dataclasses.dataclass
+@dataclass
 class Done:
-    """What a command run by :func:`cli` did: its exit status and what it printed."""
-
+    """What a command ended with: its exit code and what it printed."""
     returncode: int
     stdout: str
     stderr: str
 
 
-def cli(config, *args: str) -> Done:
-    """``winellbot ARGS --config CONFIG`` run in this process (``winellbot.cli.main``), with what a fresh process
-    would print: stdout, and on stderr the command's own lines, Pywikibot's output (it writes to ``sys.stderr``)
-    and the log's warnings (``logs.configure``'s stderr handler, which pytest's own root handlers make a no-op
-    here). Pywikibot's process-wide settings, which the command sets from its config, are put back afterwards."""
+def in_process(*argv: str) -> Done:
+    """The real CLI (``winellbot.cli.main(argv)``) in the test's process, as an operator would type it: for a
+    command whose process proves nothing more than its exit code and output (the pipeline's models load once).
+    ``stdout`` and ``stderr`` hold what a fresh process would print: on stderr the command's own lines,
+    Pywikibot's output (it writes to ``sys.stderr``) and the log's warnings and errors (``logs.configure``'s
+    stderr handler, which pytest's own root handlers make a no-op here). Pywikibot's process-wide settings,
+    which the command sets from its config, are put back afterwards."""
     from winellbot.cli import main
 
     out, err = io.StringIO(), io.StringIO()
@@ -165,10 +163,54 @@ def cli(config, *args: str) -> Done:
     root.addHandler(handler)
     try:
         with pywikibot_settings_kept(), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main([*args, "--config", str(config)])
+            code = main(list(argv))
     finally:
         root.removeHandler(handler)
     return Done(code, out.getvalue(), err.getvalue())
+
+
+def cli(config, *args: str) -> Done:
+    """``winellbot ARGS --config CONFIG`` in this process (:func:`in_process`)."""
+    return in_process(*args, "--config", str(config))
+
+
+def after_a_killed_job(settings: Settings, *argv: str) -> Done:
+    """The job started after a killed one (``winellbot *argv``), once the killed job's leases ran out. On SQLite
+    (the killed job's lock went with its process) in the test's process; on a database server in a process of its
+    own with the killed job's short lease (:func:`for_a_job_to_kill`), which the bot reads when it is imported."""
+    wait_out_a_killed_job(settings)
+    if not settings.state.server_url:
+        return in_process(*argv)
+    done = subprocess.run([sys.executable, "-m", "winellbot.cli", *argv], env=for_a_job_to_kill(dict(os.environ)),
+                          capture_output=True, text=True, timeout=300)
+    return Done(done.returncode, done.stdout, done.stderr)
+
+
+def held_at(monkeypatch, variable: str):
+    """A job in the test's process (a thread) held at its first test pause ``variable`` (bot._pause_for_tests)
+    until the test lets it go: returns the events ``(reached, go_on)``, set when the job got there and by the
+    test to let it go on. Each pause also sleeps as ``variable`` says (0.1 s), as in a job of its own process."""
+    from winellbot import bot
+
+    reached, go_on = threading.Event(), threading.Event()
+    pause = bot._pause_for_tests
+
+    def held(name: str) -> None:
+        pause(name)
+        if name == variable and not reached.is_set():
+            reached.set()
+            go_on.wait(120)
+
+    monkeypatch.setenv(variable, "0.1")
+    monkeypatch.setattr(bot, "_pause_for_tests", held)
+    return reached, go_on
+
+
+def run_cycle(settings: Settings, titles, dry_run: bool = False):
+    state = configured_state(settings)
+    bot = commands.build_bot(settings, state, dry_run=dry_run,
+                             wiki=factory.build_wiki(settings, Path(settings.state.path).parent))
+    return bot.run(titles, force=True), state, bot
 
 
 _PYWIKIBOT_SETTINGS = ("max_retries", "retry_wait", "retry_max", "socket_timeout", "put_throttle", "minthrottle",
