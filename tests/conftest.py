@@ -69,6 +69,11 @@ _PYWIKIBOT_DIR = tempfile.mkdtemp(prefix="winellbot-pywikibot-")
 _fd = os.open(os.path.join(_PYWIKIBOT_DIR, "user-config.py"), os.O_WRONLY | os.O_CREAT, 0o600)
 os.close(_fd)
 os.environ["PYWIKIBOT_DIR"] = _PYWIKIBOT_DIR
+# torch's OpenMP threads (the sentence model's two, [pipeline] model_threads) sleep between parallel regions
+# instead of spinning: two test workers, their subprocesses and the wikis share two cores, and a spinning
+# thread waits out another process's time slice (a one-sentence embedding took 0.3 to 1.5 s instead of
+# 0.05 s). The vectors computed are the same; set before any torch is loaded here or in a subprocess.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import contextlib  # noqa: E402
 import itertools  # noqa: E402

@@ -45,6 +45,19 @@ def test_embed_is_a_weighted_unit_mean_and_none_without_known_words(tiny):
     assert mixed[2] > mixed[0]
 
 
+def test_a_float16_matrix_is_kept_as_it_is_and_embeds_as_its_float32_copy_to_the_bit(tiny, tmp_path):
+    half = np.array(VECS, dtype=np.float16)
+    np.savez_compressed(tmp_path / "v.npz", vectors=half, words=np.array(WORDS))
+    loaded = V.WordVectors.load(tmp_path / "v.npz")
+    assert loaded._matrix.dtype == np.float16  # no float32 copy of every row at load
+    whole = V.WordVectors(WORDS, half.astype(np.float32))
+    for counts in ({"chinese": 1, "beijing": 2}, {"the": 3, "filmed": 1, "paris": 1}, {"editing": 1}):
+        assert loaded.embed(counts).dtype == np.float32
+        assert loaded.embed(counts).tobytes() == whole.embed(counts).tobytes()
+    from_lists = V.WordVectors(WORDS, VECS)  # plain lists: float32, as before
+    assert from_lists._matrix.dtype == np.float32
+
+
 def test_meaning_places_a_sentence_that_shares_no_word_with_its_section(tiny):
     article = parse_simple_article("Summit", REACTIONS)
     sentence = "A Chinese spokesman in Beijing condemned the violence."
