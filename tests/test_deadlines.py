@@ -18,9 +18,9 @@ from winellbot.search.fetch import WebFetcher
 from winellbot.search.gdelt import GdeltSearch
 from winellbot.search.searxng import SearxngSearch
 
-INTERVAL = 0.3  # seconds between the server's bytes
+INTERVAL = 0.15  # seconds between the server's bytes
 READ_TIMEOUT = 5.0  # each wait for the next byte: never reached
-DEADLINE = 1.5
+DEADLINE = 0.75
 
 
 def bounded(call, limit: float = 15.0):

@@ -1,5 +1,5 @@
 """The review page's requests to the wiki have a total deadline: a server that sends its headers and
-then a byte every 2 s (tests/trickle_server.py), which no per-read timeout catches, holds a login, a
+then a byte every 0.3 s (tests/trickle_server.py), which no per-read timeout catches, holds a login, a
 standing read or an OAuth step no longer than the deadline, and the page answers with one line.
 """
 from __future__ import annotations
@@ -14,12 +14,12 @@ from winellbot.config import Settings
 from winellbot.review.app import create_app
 from winellbot.review.wiki import WikiAccount, WikiTooSlow
 
-DEADLINE_S = 3.0
+DEADLINE_S = 1.0
 SLACK_S = 2.5  # the watchdog's thread, the server's next byte, a loaded machine
 
 
 def test_the_standing_read_gives_up_at_its_deadline():
-    with TricklingServer(interval=2.0, content_type="application/json") as slow:
+    with TricklingServer(interval=0.3, content_type="application/json") as slow:
         url = slow.url
         account = WikiAccount(f"{url}/w/api.php", local_login=True, deadline_s=DEADLINE_S)
         started = time.monotonic()
@@ -31,7 +31,7 @@ def test_the_standing_read_gives_up_at_its_deadline():
 
 
 def test_the_preview_of_a_revision_gives_up_at_its_deadline():
-    with TricklingServer(interval=2.0, content_type="application/json") as slow:
+    with TricklingServer(interval=0.3, content_type="application/json") as slow:
         account = WikiAccount(f"{slow.url}/w/api.php", deadline_s=DEADLINE_S)
         started = time.monotonic()
         with pytest.raises(WikiTooSlow, match="rendering the preview"):
@@ -52,7 +52,7 @@ def _app(tmp_path, account):
 
 
 def test_the_login_page_answers_within_the_deadline_with_one_line(tmp_path):
-    with TricklingServer(interval=2.0, content_type="application/json") as slow:
+    with TricklingServer(interval=0.3, content_type="application/json") as slow:
         url = slow.url
         c = _app(tmp_path, WikiAccount(f"{url}/w/api.php", local_login=True, deadline_s=DEADLINE_S))
         started = time.monotonic()
@@ -63,7 +63,7 @@ def test_the_login_page_answers_within_the_deadline_with_one_line(tmp_path):
 
 
 def test_an_oauth_step_gives_up_at_its_deadline(tmp_path):
-    with TricklingServer(interval=2.0, content_type="application/json") as slow:
+    with TricklingServer(interval=0.3, content_type="application/json") as slow:
         url = slow.url
         account = WikiAccount(f"{url}/w/api.php", oauth_url=f"{url}/w/index.php", consumer_key="k" * 16,
                               consumer_secret="s" * 32, deadline_s=DEADLINE_S)
