@@ -1,11 +1,14 @@
 """The README's main job: `winellbot demo` on the embedded defaults, against its own fresh local wiki.
 
+The demo and the commands the README names on it run in the test's process (wikiscene.in_process); the
+printed stop command runs as printed, in processes of its own, and the review page and the poster the demo
+leaves running are processes of their own.
+
 The pages a person opens after the demo are rendered by a real browser (Debian's chromium,
 headless, installed by scripts/setup.sh): the talk pages, the review queue and the bot's user page
 must show no red link, no "Cite error" and no raw "Template:" text, in both posting styles.
 """
 import json
-import os
 import re
 import shlex
 import shutil
@@ -24,6 +27,7 @@ from winellbot.demo import load_manifest
 from winellbot.bundled import sample_dir
 from winellbot.config import Settings
 from winellbot.localwiki import mediawiki_available
+from wikiscene import Done, cli, in_process
 
 pytestmark = [pytest.mark.wiki, pytest.mark.skipif(not mediawiki_available(), reason="MediaWiki not installed"),
               pytest.mark.module_state]  # the demo, run once for the module, makes the state its tests read
@@ -41,9 +45,17 @@ def raw(base: str, title: str) -> str:
     return r.text if r.status_code == 200 else ""
 
 
-def run_demo(cwd: Path, *extra: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "winellbot.cli", "demo", "--dir", "demo", "--port", "0", "--review-port", "0", *extra]
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=300, env=env)
+def run_demo(cwd: Path, *extra: str, env: dict | None = None) -> Done:
+    """`winellbot demo --dir demo ...` typed in ``cwd``, in the test's process (wikiscene.in_process: the
+    same exit code and output; its models load once for both demos). ``env`` holds variables set for the
+    run (the background jobs it leaves running inherit them); the demo's own setting of
+    ``WINELLBOT_BOT_PASSWORD`` is undone afterwards, as a process's would end with it."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(cwd)
+        mp.delenv("WINELLBOT_BOT_PASSWORD", raising=False)
+        for name, value in (env or {}).items():
+            mp.setenv(name, value)
+        return in_process("demo", "--dir", "demo", "--port", "0", "--review-port", "0", *extra)
 
 
 def _base(cwd: Path) -> str:
@@ -51,8 +63,9 @@ def _base(cwd: Path) -> str:
 
 
 def _stop(cwd: Path) -> None:
-    subprocess.run([sys.executable, "-m", "winellbot.cli", "demo", "--dir", "demo", "--stop"], cwd=cwd,
-                   capture_output=True, timeout=60)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(cwd)
+        in_process("demo", "--dir", "demo", "--stop")
 
 
 @pytest.fixture(scope="module")
@@ -93,7 +106,7 @@ def demo_edit(tmp_path_factory, module_state_engine, request, demo):
     env = url = None
     if module_state_engine:  # on MariaDB a state of its own, as on SQLite the file in its own folder
         url = request.getfixturevalue("mariadb").new_database()
-        env = {**os.environ, "WINELLBOT_STATE_URL": url}
+        env = {"WINELLBOT_STATE_URL": url}
     done = run_demo(cwd, "--style", "edit", env=env)
     try:
         assert done.returncode == 0, done.stdout + done.stderr
@@ -250,12 +263,12 @@ def test_the_readmes_withdraw_example_works_on_the_demo_as_printed(demo):
     assert "withdraw ID --config" in line
     config = cwd / "demo" / "winellbot.toml"
     assert oct((cwd / "demo" / "bot-password").stat().st_mode & 0o777) == "0o600"
-    env = {k: v for k, v in os.environ.items() if k != "WINELLBOT_BOT_PASSWORD"}
-    posted = subprocess.run([sys.executable, "-m", "winellbot.cli", "posted", "--json", "--config", str(config)],
-                            cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
-    first = json.loads(posted.stdout.splitlines()[0])["id"]
-    done = subprocess.run([sys.executable, "-m", "winellbot.cli", "withdraw", first, "--reason", "a test",
-                           "--config", str(config)], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    with pytest.MonkeyPatch.context() as mp:  # the commands as typed in the demo's folder, without the variable
+        mp.chdir(cwd)
+        mp.delenv("WINELLBOT_BOT_PASSWORD", raising=False)
+        posted = cli(config, "posted", "--json")
+        first = json.loads(posted.stdout.splitlines()[0])["id"]
+        done = cli(config, "withdraw", first, "--reason", "a test")
     assert done.returncode == 0 and "withdrawn on" in done.stdout, done.stdout + done.stderr
 
 
