@@ -13,7 +13,8 @@ import threading
 import time
 
 import pytest
-from wikiscene import after_a_killed_job, configured_state, for_a_job_to_kill, in_process, page_text as text, run_cycle
+from wikiscene import (after_a_killed_job, configured_state, for_a_job_to_kill, in_process, page_text as text, recorded,
+                       run_cycle, warm_embeddings)
 
 from winellbot.config import dump_settings
 from winellbot.errors import PostingRefused
@@ -158,25 +159,23 @@ def test_a_running_job_posts_an_approval_within_its_poll(reviewed, site, tmp_pat
     s.schedule.interval_minutes = 600
     config = tmp_path / "winellbot.toml"
     config.write_text(dump_settings(s), encoding="utf-8")
+    warm_embeddings(s, [reviewed["opted"]])  # the job's cycle loads no sentence model
     job = subprocess.Popen([sys.executable, "-m", "winellbot.cli", "run", "--config", str(config),
                             f"-page:{reviewed['opted']}"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            env=dict(os.environ, PYTHONUNBUFFERED="1"))
     try:
         deadline = time.time() + 240
         waiting = []
-        while time.time() < deadline and not waiting and job.poll() is None:
-            time.sleep(0.5)
-            from wikiscene import recorded
-
+        while time.time() < deadline and not (waiting and cycle_over(s)) and job.poll() is None:
+            time.sleep(0.2)
             waiting = recorded(s, page=reviewed["opted"], status="proposed")
         if not waiting:
             job.kill()
             pytest.fail("the job's first cycle found nothing: " + job.stdout.read().decode()[-3000:])
-        time.sleep(1)  # the cycle's end: its own look for approvals is over
-        approve(configured_state(s), waiting[0]["id"])
+        approve(configured_state(s), waiting[0]["id"])  # after the cycle's own look for approvals
         approved_at = time.time()
         while time.time() < approved_at + 60 and MARK not in text(site, f"Talk:{reviewed['opted']}"):
-            time.sleep(0.5)
+            time.sleep(0.2)
         assert f"{MARK}{waiting[0]['id']} -->" in text(site, f"Talk:{reviewed['opted']}"), "not posted within 60 s"
     finally:
         job.send_signal(signal.SIGTERM)
@@ -184,6 +183,16 @@ def test_a_running_job_posts_an_approval_within_its_poll(reviewed, site, tmp_pat
             job.wait(timeout=60)
         except subprocess.TimeoutExpired:
             job.kill()
+
+
+def cycle_over(settings) -> bool:
+    """The running job's latest run (its first cycle) has ended."""
+    state = configured_state(settings, readonly=True)
+    try:
+        run = state.latest_run()
+        return run is not None and run["status"] != "running"
+    finally:
+        state.db.close()
 
 
 def test_a_suggestion_recorded_for_another_wiki_is_never_posted_here(reviewed, site):

@@ -9,7 +9,7 @@ import sys
 import time
 
 from mariadb import mariadb, mariadb_url  # noqa: F401 - the fixtures
-from wikiscene import cli
+from wikiscene import cli, held_jobs, release_when_arrived, warm_embeddings
 
 from winellbot.cli import main
 from winellbot.config import dump_settings
@@ -103,6 +103,7 @@ def test_two_jobs_at_once_on_one_database_treat_each_page_once_and_post_each_sug
     s.state.url = mariadb_url
     config = _config(s, tmp_path)
     State(url=mariadb_url)  # the schema made once, as by the first job on a new database
+    warm_embeddings(s, [scene["opted"], scene["listed"]])  # the jobs load no sentence model
     cmd = [sys.executable, "-m", "winellbot.cli", "once", "--force", "--config", config,
            f"-page:{scene['opted']}", f"-page:{scene['listed']}"]
     jobs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for _ in range(2)]
@@ -121,8 +122,8 @@ def test_two_jobs_at_once_on_one_database_treat_each_page_once_and_post_each_sug
 
 
 def test_two_jobs_posting_at_once_hold_the_daily_cap_together(scene, site, mariadb_url, tmp_path):
-    """Each job treats one of the two pages; both plan their posts (each sees nothing posted today),
-    wait, then post: with a cap of one suggestion a day on the wiki, one suggestion reaches it."""
+    """Each job treats one of the two pages; both plan their posts (each sees nothing posted today) and are held
+    there until both have, then post: with a cap of one suggestion a day on the wiki, one suggestion reaches it."""
     import pywikibot
 
     s = scene["settings"]
@@ -130,12 +131,15 @@ def test_two_jobs_posting_at_once_hold_the_daily_cap_together(scene, site, maria
     s.posting.max_per_wiki_per_day = 1
     config = _config(s, tmp_path)
     State(url=mariadb_url)
-    env = dict(os.environ, WINELLBOT_PAUSE_BEFORE_POST="4")
-    jobs = [subprocess.Popen([sys.executable, "-m", "winellbot.cli", "once", "--force", "--config", config,
-                              f"-page:{page}"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-            for page in (scene["opted"], scene["listed"])]
+    warm_embeddings(s, [scene["opted"], scene["listed"]])  # the jobs load no sentence model
+    held = tmp_path / "held"
+    jobs = held_jobs(held, "WINELLBOT_PAUSE_BEFORE_POST",
+                     [["once", "--force", "--config", config, f"-page:{page}"] for page in (scene["opted"], scene["listed"])],
+                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    together = release_when_arrived(held, jobs)
     outs = [job.communicate(timeout=300)[0] for job in jobs]
     assert [job.returncode for job in jobs] == [0, 0], outs
+    assert together == 2, "both jobs planned their posts before either posted"
     state = State(url=mariadb_url)
     assert [r["pages"] for r in state.db["runs"].rows_where(order_by="id")] == [1, 1], "the jobs ran side by side"
     texts = (pywikibot.Page(site, f"Talk:{scene['opted']}").text

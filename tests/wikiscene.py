@@ -206,11 +206,50 @@ def held_at(monkeypatch, variable: str):
     return reached, go_on
 
 
+HELD_JOB = Path(__file__).resolve().parent / "held_job.py"
+
+
+def held_jobs(folder: Path, variable: str, argvs, **popen) -> list[subprocess.Popen]:
+    """``winellbot ARGV`` for each of ``argvs``, each in a process of its own held at its first pause ``variable``
+    until :func:`release_when_arrived` lets them go (tests/held_job.py); ``popen``: subprocess.Popen's arguments."""
+    folder.mkdir(parents=True, exist_ok=True)
+    return [subprocess.Popen([sys.executable, str(HELD_JOB), str(folder), variable, *argv], **popen)
+            for argv in argvs]
+
+
+def release_when_arrived(folder: Path, jobs: list[subprocess.Popen], timeout: float = 240) -> int:
+    """Lets the :func:`held_jobs` go once every one of them is held at its pause, or has ended (one with nothing
+    to post never pauses), or after ``timeout`` seconds; returns how many were held there together."""
+    deadline = time.monotonic() + timeout
+    arrived = 0
+    while time.monotonic() < deadline:
+        arrived = len(list(folder.glob("arrived-*")))
+        if arrived + sum(job.poll() is not None for job in jobs) >= len(jobs):
+            break
+        time.sleep(0.05)
+    (folder / "go").touch()
+    return arrived
+
+
 def run_cycle(settings: Settings, titles, dry_run: bool = False):
     state = configured_state(settings)
     bot = commands.build_bot(settings, state, dry_run=dry_run,
                              wiki=factory.build_wiki(settings, Path(settings.state.path).parent))
     return bot.run(titles, force=True), state, bot
+
+
+def warm_embeddings(settings: Settings, titles) -> None:
+    """The sentence vectors a cycle over ``titles`` computes, put in the embedding cache of ``settings`` (the file
+    beside ``[state] path`` unless ``[pipeline] embedding_cache`` names one), where a job started afterwards on
+    these settings reads them (the cache jobs on one state share): that job's cycle loads no sentence model. The
+    cycle runs here, as a dry run on a state of its own (in memory): nothing reaches the wiki or the settings' state."""
+    import copy
+
+    warm = copy.deepcopy(settings)
+    warm.pipeline.embedding_cache = str(settings.pipeline.embedding_cache_path(settings.state.path))
+    bot = commands.build_bot(warm, State(), dry_run=True,
+                             wiki=factory.build_wiki(warm, Path(settings.state.path).parent))
+    bot.run(titles, force=True)
 
 
 _PYWIKIBOT_SETTINGS = ("max_retries", "retry_wait", "retry_max", "socket_timeout", "put_throttle", "minthrottle",
