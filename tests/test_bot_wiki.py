@@ -10,7 +10,8 @@ import subprocess
 import sys
 import time
 
-from wikiscene import after_a_killed_job, configured_state, for_a_job_to_kill, in_process, run_cycle
+from wikiscene import (after_a_killed_job, configured_state, for_a_job_to_kill, in_process, run_cycle,
+                       warm_embeddings)
 
 from winellbot.config import dump_settings
 
@@ -90,6 +91,7 @@ def test_sigkill_while_posting_never_posts_twice_and_loses_nothing(scene, site, 
     config.write_text(dump_settings(s), encoding="utf-8")
     env = for_a_job_to_kill(dict(os.environ, WINELLBOT_PAUSE_AFTER_WRITE="60", PYTHONUNBUFFERED="1"))
     args = ["once", "--force", "--config", str(config), f"-page:{scene['opted']}", f"-page:{scene['listed']}"]
+    warm_embeddings(s, [scene["opted"], scene["listed"]])  # the killed job loads no sentence model
     proc = subprocess.Popen([sys.executable, "-m", "winellbot.cli", *args], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT)
     talk = pywikibot.Page(site, f"Talk:{scene['opted']}")
@@ -130,6 +132,7 @@ def test_a_kill_between_the_queue_post_and_its_listing_is_repaired_by_the_next_r
     env = for_a_job_to_kill(dict(os.environ, WINELLBOT_PAUSE_AFTER_WRITE="60", PYTHONUNBUFFERED="1"))
     args = ["once", "--force", "--config", str(config), f"-page:{scene['listed']}"]
     queue = f"{s.wiki.queue}/{scene['listed']}"
+    warm_embeddings(s, [scene["listed"]])  # the killed job loads no sentence model
     proc = subprocess.Popen([sys.executable, "-m", "winellbot.cli", *args], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT)
     deadline = time.time() + 120

@@ -58,6 +58,7 @@ def test_sigkill_while_posting_never_posts_twice_and_loses_nothing_on_mariadb(sc
     env = dict(os.environ, WINELLBOT_PAUSE_AFTER_WRITE="60", PYTHONUNBUFFERED="1")
     cmd = [sys.executable, "-m", "winellbot.cli", "once", "--force", "--config", config,
            f"-page:{scene['opted']}", f"-page:{scene['listed']}"]
+    warm_embeddings(s, [scene["opted"], scene["listed"]])  # the killed job loads no sentence model
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     talk = pywikibot.Page(site, f"Talk:{scene['opted']}")
     deadline = time.time() + 120
