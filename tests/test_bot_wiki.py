@@ -168,6 +168,7 @@ def test_pywikibot_simulate_writes_nothing_and_keeps_suggestions_pending(scene, 
         assert not state.suggestions() and not list(state.db["pages"].rows)
         assert [r["status"] for r in state.db["runs"].rows] == runs
 
+    warm_embeddings(s, [scene["opted"], scene["listed"]])  # the two -simulate jobs load no sentence model
     job = subprocess.Popen([sys.executable, "-m", "winellbot.cli", "run", "--config", str(config), *pages,
                             "-simulate"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

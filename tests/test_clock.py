@@ -17,7 +17,7 @@ import sys
 
 import pytest
 
-from wikiscene import configured_state, in_process
+from wikiscene import configured_state, in_process, warm_embeddings
 
 from winellbot.article import parse_article
 from winellbot.search.dated import since_for
@@ -170,6 +170,8 @@ def test_a_clock_400_days_ahead_then_the_real_time_keeps_the_cap_and_finds_the_n
     config = tmp_path / "winellbot.toml"
     config.write_text(dump_settings(settings), encoding="utf-8")
     towns = [scene["opted"], scene["listed"]]
+    if ahead == "machine clock":
+        warm_embeddings(settings, towns)  # the job under libfaketime loads no sentence model
     first = once(str(config), *towns, prefix=faked(400) if ahead == "machine clock" else None)
     state = configured_state(settings)
     if ahead == "machine clock":
