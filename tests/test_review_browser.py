@@ -96,13 +96,20 @@ def press(driver, keys: str, *, alt: bool = False) -> None:
 
 
 def _stale(element) -> bool:
-    from selenium.common.exceptions import StaleElementReferenceException
+    """Whether ``element`` belongs to a document the browser has left. Chromium's driver says so as a stale
+    reference, or, when asked while the new page is replacing the old, as an "unknown error" that the node
+    "does not belong to the document"."""
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 
     try:
         element.tag_name
         return False
     except StaleElementReferenceException:
         return True
+    except WebDriverException as error:
+        if "does not belong to the document" in str(error):
+            return True
+        raise
 
 
 def current_id(driver) -> str:
