@@ -190,19 +190,14 @@ def held_at(monkeypatch, variable: str):
     """A job in the test's process (a thread) held at its first test pause ``variable`` (bot._pause_for_tests)
     until the test lets it go: returns the events ``(reached, go_on)``, set when the job got there and by the
     test to let it go on. Each pause also sleeps as ``variable`` says (0.1 s), as in a job of its own process."""
-    from winellbot import bot
-
     reached, go_on = threading.Event(), threading.Event()
-    pause = bot._pause_for_tests
 
-    def held(name: str) -> None:
-        pause(name)
-        if name == variable and not reached.is_set():
-            reached.set()
-            go_on.wait(120)
+    def hold() -> None:
+        reached.set()
+        go_on.wait(120)
 
     monkeypatch.setenv(variable, "0.1")
-    monkeypatch.setattr(bot, "_pause_for_tests", held)
+    at_first_pause(monkeypatch, variable, hold)
     return reached, go_on
 
 
@@ -275,22 +270,30 @@ def pywikibot_settings_kept() -> Iterator[None]:
             session.seconds = seconds
 
 
-def before_the_first_post(monkeypatch, act: Callable[[], None]) -> list[int]:
-    """In this process, the bot calls ``act`` where ``WINELLBOT_PAUSE_BEFORE_POST`` would pause it (a page's
-    suggestions are in state, nothing is read for its post yet) before its first post, and nothing before the
-    others; returns a list with one item per post the bot came to."""
+def at_first_pause(monkeypatch, variable: str, act: Callable[[], None]) -> list[int]:
+    """In this process, the bot calls ``act`` at its first test pause ``variable`` (bot._pause_for_tests, which
+    still pauses as usual), and nothing more at the others; returns a list with one item per pause ``variable``
+    the bot came to."""
     from winellbot import bot
 
     calls: list[int] = []
+    pause = bot._pause_for_tests
 
-    def pause(variable: str) -> None:
-        if variable == "WINELLBOT_PAUSE_BEFORE_POST":
+    def acting(name: str) -> None:
+        pause(name)
+        if name == variable:
             calls.append(1)
             if len(calls) == 1:
                 act()
 
-    monkeypatch.setattr(bot, "_pause_for_tests", pause)
+    monkeypatch.setattr(bot, "_pause_for_tests", acting)
     return calls
+
+
+def before_the_first_post(monkeypatch, act: Callable[[], None]) -> list[int]:
+    """:func:`at_first_pause` at ``WINELLBOT_PAUSE_BEFORE_POST`` (a page's suggestions are in state, nothing is
+    read for its post yet): the fault tests act there (delete the article, stop the wiki)."""
+    return at_first_pause(monkeypatch, "WINELLBOT_PAUSE_BEFORE_POST", act)
 
 
 def page_text(site, title: str) -> str:
