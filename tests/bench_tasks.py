@@ -3,7 +3,8 @@
 ``write_bridge_task(path, held_text=...)`` writes one task file (the Harbour Bridge, two documents); its
 held-out sentence and document origins carry ``SENTINEL``, which must never reach the pipeline.
 ``write_ferry_task(folder)`` makes ``folder`` with one task (the Brindle Ferry), whose documents
-``test_bench_openai.py``'s scripted model answers about. Shared by the bench, acceptability, verdicts,
+``test_bench_openai.py``'s scripted model answers about (``reference=OPINION``: a document a small
+model answers briefly). Shared by the bench, acceptability, verdicts,
 one-configuration and local-server tests (tests/ is on sys.path under pytest).
 """
 from __future__ import annotations
@@ -66,13 +67,17 @@ FAIR = {"id": "d2", "url": "https://news.example.org/fair", "title": "Harbour fa
         "published": "2025-05-05", "text": "A harbour fair in Marrow Point drew large crowds on Sunday."}
 HELD = "In May 2025 Brindle Ferry began a night service to Oskar Island."
 FACT = "From May 2025 the ferry also ran night crossings to Oskar Island."
+# An opinion, not a fact: SmolLM2 (tests/test_local_server.py) answers it in some 90 tokens where
+# NIGHT draws some 300, and its tokens are what the local back-test's seconds are spent on.
+OPINION = {**NIGHT, "text": "Locals say Brindle Ferry is the best ferry of 2025."}
 ATOMS = ["Brindle Ferry began a night service", "The service goes to Oskar Island", "It began in May 2025"]
 
 
-def write_ferry_task(folder: Path) -> None:
+def write_ferry_task(folder: Path, reference: dict = NIGHT) -> None:
+    """The task in ``folder``; ``reference`` is its document ``d1`` (NIGHT, or OPINION)."""
     folder.mkdir()
     task = {"format": "winell-backtest/1", "id": "brindle", "title": TITLE, "wikitext": WIKITEXT,
-            "documents": [NIGHT, FAIR],
+            "documents": [reference, FAIR],
             "held_out": [{"section_path": ["Services"], "text": HELD, "supporting_document": "d1"}],
             "document_origins": {"d1": "search", "d2": "distractor"}}
     (folder / "brindle.json").write_text(json.dumps(task), encoding="utf-8")

@@ -176,7 +176,7 @@ def test_pywikibot_simulate_writes_nothing_and_keeps_suggestions_pending(scene, 
         while time.monotonic() < end and job.poll() is None:
             if configured_state(s).db["runs"].count_where("status = 'dry-run'"):
                 break  # the first cycle ended and its run was kept
-            time.sleep(0.5)
+            time.sleep(0.05)
     finally:
         job.send_signal(signal.SIGTERM)
         out, err = job.communicate(timeout=120)

@@ -18,7 +18,7 @@ import urllib.request
 import pydantic
 import pytest
 from conftest import LOCAL_N_CTX, LOCAL_THREADS
-from bench_tasks import write_ferry_task
+from bench_tasks import OPINION, write_ferry_task
 
 from winellbot.cli import main
 from winellbot.config import Settings, dump_settings
@@ -94,7 +94,9 @@ def test_a_cut_reply_says_length_and_a_request_given_up_on_does_not_hold_the_ser
 
 
 def test_backtest_with_the_local_backend_reports_llm_figures(local_model_server, tmp_path, capsys):
-    write_ferry_task(tmp_path / "tasks")
+    """Every stage's figures through the real server; the document read is one SmolLM2 answers
+    briefly (its tokens on one thread are most of the seconds)."""
+    write_ferry_task(tmp_path / "tasks", reference=OPINION)
     s = Settings()
     s.llm.local_n_ctx, s.llm.local_threads = LOCAL_N_CTX, LOCAL_THREADS  # the session's server
     s.pipeline.max_iterations = 1

@@ -153,11 +153,15 @@ def test_dry_runs_beside_a_real_job_neither_crash_nor_stop_it(town, site):
 
 
 @pytest.mark.sqlite_state  # the SQLite file's lock; on MariaDB several jobs share the state (test_state_engines_wiki.py)
-def test_two_jobs_on_one_state_one_refuses_cleanly(town, site):
+def test_two_jobs_on_one_state_one_refuses_cleanly(town, site, tmp_path):
+    """Two jobs started at once on one state: the one that took the lock waits at its first post until the other
+    has ended (tests/held_job.py), so they overlap however the machine schedules them; the other refuses."""
     args = ["once", f"-page:{town['opted']}", f"-page:{town['listed']}", "--config", str(town["config"])]
-    env = {**os.environ, "WINELLBOT_PAUSE_AFTER_WRITE": "1"}
-    procs = [subprocess.Popen([sys.executable, "-m", "winellbot.cli", *args], env=env, text=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(2)]
+    wikiscene.warm_embeddings(town["settings"], [town["opted"], town["listed"]])  # the jobs load no sentence model
+    hold = tmp_path / "hold"
+    procs = wikiscene.held_jobs(hold, "WINELLBOT_PAUSE_BEFORE_POST", [args, args], text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert wikiscene.release_when_arrived(hold, procs) == 1
     outs = [(p.wait(timeout=300), *p.communicate()) for p in procs]
     codes = sorted(code for code, _, _ in outs)
     assert codes == [0, 1], outs
