@@ -227,3 +227,9 @@ def test_a_posted_line_moves_to_its_sources_second_choice_where_that_barely_trai
     # What a reviewer reads names the section the line was moved to.
     assert "\u201cReception\u201d" in in_words(settled["barely", 0.2].reason)
     assert settled["clearly", 0.2].section_path == ("Production",)
+    # Where the source barely prefers Production (by 0.18) but the line's own words side with it, the line stays.
+    sequel = "Filming of a sequel began in Naples."
+    doc = Document("d2", "https://news.example.org/film2", "Film",
+                   f"Critics praised the first film. {sequel} More screenings follow.")
+    u = Update(text=sequel, section_path=("Production",), quote=sequel, document=doc, score=1.0)
+    assert SecondChoice(placement_embedder, unsure=0.2).settle(article, u) is u
