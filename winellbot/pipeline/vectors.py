@@ -120,34 +120,33 @@ def _read_package(text: str) -> dict:
     word to its vector's JSON text, unparsed: the package holds 341,479 vectors and ``convert`` keeps fewer
     than half, so only those are parsed (by ``json``: the same numbers). A value that is not what the package
     holds (an object of flat arrays) is a ValueError."""
-    decoder, found = json.JSONDecoder(), {}
-    pos = _expect(text, _SPACE.match(text).end(), "{")
+    decoder = json.JSONDecoder()
+
+    def flat_array(name: str, pos: int) -> tuple[str, int]:
+        array = _FLAT_ARRAY.match(text, pos)
+        if array is None:
+            raise ValueError(f"the vectors' JSON: no flat array at character {pos}")
+        return array.group(), array.end()
+
+    def member(name: str, pos: int):
+        return _object(text, pos, flat_array) if name == "vectors" else decoder.raw_decode(text, pos)
+
+    return _object(text, 0, member)[0]
+
+
+def _object(text: str, pos: int, value) -> tuple[dict, int]:
+    """The JSON object at ``pos`` (after white space): each name -> ``value(name, position of its value)``, which
+    gives the value and the position after it; and the position after the object."""
+    found = {}
+    pos = _expect(text, _SPACE.match(text, pos).end(), "{")
     while (key := _KEY.match(text, pos)) is not None:
         name = _string(key.group(1))
-        found[name], pos = (_vector_texts(text, key.end()) if name == "vectors"
-                            else decoder.raw_decode(text, key.end()))
+        found[name], pos = value(name, key.end())
         pos = _SPACE.match(text, pos).end()
         if not text.startswith(",", pos):
             break
         pos += 1
-    _expect(text, pos, "}")
-    return found
-
-
-def _vector_texts(text: str, pos: int) -> tuple[dict[str, str], int]:
-    """The object of vectors at ``pos``: word -> its array's JSON text; and the position after the object."""
-    texts: dict[str, str] = {}
-    pos = _expect(text, pos, "{")
-    while (key := _KEY.match(text, pos)) is not None:
-        array = _FLAT_ARRAY.match(text, key.end())
-        if array is None:
-            raise ValueError(f"the vectors' JSON: no flat array at character {key.end()}")
-        texts[_string(key.group(1))] = array.group()
-        pos = _SPACE.match(text, array.end()).end()
-        if not text.startswith(",", pos):
-            break
-        pos += 1
-    return texts, _expect(text, _SPACE.match(text, pos).end(), "}")
+    return found, _expect(text, _SPACE.match(text, pos).end(), "}")
 
 
 def _string(body: str) -> str:
