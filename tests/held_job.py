@@ -15,21 +15,16 @@ from pathlib import Path
 
 
 def hold(folder: Path, variable: str) -> None:
-    from winellbot import bot
+    import pytest
+    from wikiscene import at_first_pause
 
-    pause = bot._pause_for_tests
-    held: list[str] = []
+    def arrive_and_wait() -> None:
+        (folder / f"arrived-{os.getpid()}").touch()
+        deadline = time.monotonic() + 120
+        while not (folder / "go").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
 
-    def held_once(name: str) -> None:
-        pause(name)
-        if name == variable and not held:
-            held.append(name)
-            (folder / f"arrived-{os.getpid()}").touch()
-            deadline = time.monotonic() + 120
-            while not (folder / "go").exists() and time.monotonic() < deadline:
-                time.sleep(0.05)
-
-    bot._pause_for_tests = held_once
+    at_first_pause(pytest.MonkeyPatch(), variable, arrive_and_wait)  # for the process's life: never undone
 
 
 if __name__ == "__main__":
