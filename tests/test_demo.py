@@ -80,7 +80,7 @@ def demo(tmp_path_factory):
         _stop(cwd)
 
 
-def warm_embeddings(source: Path, target: Path) -> None:
+def copy_embedding_cache(source: Path, target: Path) -> None:
     """Copy the sentence vectors the demo in ``source`` computed into the embedding cache the demo in
     ``target`` will open (beside its state, as the demo's settings name it). A warm cache gives exactly
     the figures of a cold one (vectors are always read back from their stored form, winellbot/meaning.py),
@@ -102,7 +102,7 @@ def demo_edit(tmp_path_factory, module_state_engine, request, demo):
     """The demo with the paragraph-edit style (previews of paragraphs with references), in a folder of its
     own with a wiki and a state of its own; its embedding cache starts as the fact-style demo's."""
     cwd = tmp_path_factory.mktemp("demo-edit")
-    warm_embeddings(demo[0], cwd)
+    copy_embedding_cache(demo[0], cwd)
     env = url = None
     if module_state_engine:  # on MariaDB a state of its own, as on SQLite the file in its own folder
         url = request.getfixturevalue("mariadb").new_database()
