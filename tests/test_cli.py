@@ -1,4 +1,5 @@
 """The CLI: parser, documented commands, clean errors, status over a state file."""
+import gc
 import json
 import re
 from pathlib import Path
@@ -6,7 +7,7 @@ from pathlib import Path
 import pytest
 from wikiscene import configured_state
 
-from winellbot.cli import build_parser, main
+from winellbot.cli import build_parser, command, main
 from winellbot.config import load_settings
 from winellbot.models import Citation, Document, Edit, PipelineResult, Suggestion, Update
 from winellbot.state.db import State
@@ -32,6 +33,22 @@ def test_bad_config_is_a_clean_error_with_exit_code_1(tmp_path, capsys):
     bad.write_text("[nope]\nx = 1\n")
     assert main(["status", "--config", str(bad)]) == 1
     assert "unknown config section" in capsys.readouterr().err
+
+
+def test_the_program_returns_mains_code_and_leaves_its_objects_out_of_the_last_collection(tmp_path, monkeypatch,
+                                                                                           capsys):
+    """`winellbot` and `python -m winellbot.cli` run :func:`command`: main's exit code, then the objects made so far
+    frozen (gc.freeze), so the interpreter's exit does not traverse them; main alone leaves the collector alone."""
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[schedule]\ninterval_minutes = 'often'\n", encoding="utf-8")
+    monkeypatch.setattr("sys.argv", ["winellbot", "status", "--config", str(bad)])
+    assert gc.get_freeze_count() == 0
+    try:
+        assert main() == 1 and gc.get_freeze_count() == 0
+        assert command() == 1 and gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+    assert capsys.readouterr().err.count("winellbot: error:") == 2
 
 
 def test_status_reports_what_the_state_holds(tmp_path, capsys):

@@ -112,12 +112,16 @@ def test_one_page_offline_cycle_from_the_installed_wheel(fresh_venv, local_wiki,
     local_wiki.edit(shutoff, "run")
     write_news(tmp_path / "news", title)
     config = tmp_path / "winellbot.toml"
-    config.write_text(dump_settings(settings_for(local_wiki, tmp_path, "", shutoff)), encoding="utf-8")
+    settings = settings_for(local_wiki, tmp_path, "", shutoff)
+    config.write_text(dump_settings(settings), encoding="utf-8")
     env = _installed_env(WINELLBOT_BOT_PASSWORD=local_wiki.credentials.bot_password)
     done = subprocess.run([str(fresh_venv / "winellbot"), "once", "--config", str(config), f"-page:{title}"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 page(s)" in done.stdout and "0 error(s)" in done.stdout, done.stdout
+    # the job closed its state before its process ended (which skips the last garbage collection): no WAL is left
+    state = Path(settings.state.path)
+    assert state.is_file() and not Path(f"{state}-wal").exists(), sorted(p.name for p in state.parent.iterdir())
     queue = local_wiki.admin()._get(action="query", prop="revisions", titles=f"User:{bot}/Queue/{title}",
                                     rvprop="content", rvslots="main", formatversion="2")
     text = queue["query"]["pages"][0]["revisions"][0]["slots"]["main"]["content"]

@@ -8,6 +8,7 @@ Pywikibot's own handlers, so operators' usual options work.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import logging
 import os
@@ -118,6 +119,17 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+def command() -> int:
+    """The ``winellbot`` program (setup.cfg's console script, and ``python -m winellbot.cli``): :func:`main`, after
+    which the process ends without the interpreter's last full garbage collection, which would only free memory
+    the process is about to give back: in a job that loaded the pipeline's models it took a second or more of the
+    exit. What must be closed is closed before then: the state (commands.job_state), the log files and Pywikibot
+    (their exit hooks, which still run). :func:`main` itself leaves the caller's collector alone."""
+    code = main()
+    gc.freeze()
+    return code
+
+
 def _output_closed() -> bool:
     """Whether standard output is a pipe whose reader has gone (poll says so with POLLERR)."""
     try:
@@ -209,4 +221,4 @@ def print_json(obj) -> None:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    sys.exit(command())

@@ -44,22 +44,26 @@ def job_state(settings: Settings, *, dry_run: bool = False) -> Iterator[State]:
     a real run would do now. Only its cost is kept: its run and model calls, and the model's replies.
     """
     if dry_run:  # the run and its model calls are kept afterwards (_keep_cost)
-        yield dry_run_copy(settings)
+        state = dry_run_copy(settings)
+        with contextlib.closing(state.db.conn):
+            yield state
         return
     if settings.state.server_url:  # several jobs share a database: each claims its pages with leases (bot.run)
         state = open_state(settings)
-        killed = state.mark_interrupted()  # runs whose job stopped giving its heartbeat
-        if killed:
-            log.warning("run(s) %s of a killed job marked 'killed'", ", ".join(map(str, killed)))
-        with JobBeat(state):  # the job's heartbeat between its cycles too, cleared when it ends (health reads it)
-            yield state
+        with contextlib.closing(state.db.conn):
+            killed = state.mark_interrupted()  # runs whose job stopped giving its heartbeat
+            if killed:
+                log.warning("run(s) %s of a killed job marked 'killed'", ", ".join(map(str, killed)))
+            with JobBeat(state):  # the job's heartbeat between its cycles too, cleared when it ends (health reads it)
+                yield state
         return
-    with JobLock(settings.state.path) as lock:
+    with JobLock(settings.state.path) as lock:  # the connection is closed before the lock goes
         state = open_state(settings)
-        killed = state.mark_interrupted()
-        if killed or lock.taken_over:
-            log.warning("run(s) %s of a killed job marked 'killed'", ", ".join(map(str, killed)) or "(none)")
-        yield state
+        with contextlib.closing(state.db.conn):
+            killed = state.mark_interrupted()
+            if killed or lock.taken_over:
+                log.warning("run(s) %s of a killed job marked 'killed'", ", ".join(map(str, killed)) or "(none)")
+            yield state
 
 
 def dry_run_copy(settings: Settings) -> State:
