@@ -149,8 +149,9 @@ def test_a_kill_between_the_queue_post_and_its_listing_is_repaired_by_the_next_r
 
 
 def test_pywikibot_simulate_writes_nothing_and_keeps_suggestions_pending(scene, site, tmp_path):
-    """`-simulate` (Pywikibot's global, so each job is a process of its own) is a dry run for the state too, in
-    a running job (`run -simulate`, stopped by SIGTERM after its first cycle) as in one cycle (`once -simulate`):
+    """`-simulate` (Pywikibot's global) is a dry run for the state too, in a running job (`run -simulate`, a process
+    of its own, stopped by SIGTERM after its first cycle) as in one cycle (`once -simulate`, in this process, whose
+    Pywikibot settings `in_process` puts back, so the real run after it writes):
     nothing found or scheduled is kept, so the next real run does everything a real run does; each run is kept,
     marked, as a dry run's is (issues 30 and 45). `run -simulate` worked on the real state: its cycles marked the
     pages checked (and kept what they found) though nothing was posted, so the next real run passed them over."""
@@ -168,7 +169,7 @@ def test_pywikibot_simulate_writes_nothing_and_keeps_suggestions_pending(scene, 
         assert not state.suggestions() and not list(state.db["pages"].rows)
         assert [r["status"] for r in state.db["runs"].rows] == runs
 
-    warm_embeddings(s, [scene["opted"], scene["listed"]])  # the two -simulate jobs load no sentence model
+    warm_embeddings(s, [scene["opted"], scene["listed"]])  # the `run -simulate` job loads no sentence model
     job = subprocess.Popen([sys.executable, "-m", "winellbot.cli", "run", "--config", str(config), *pages,
                             "-simulate"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -183,8 +184,7 @@ def test_pywikibot_simulate_writes_nothing_and_keeps_suggestions_pending(scene, 
     assert "Traceback" not in err and "page(s)" in out, out + err
     kept_nothing(["dry-run"])
 
-    cmd = [sys.executable, "-m", "winellbot.cli", "once", "--config", str(config), *pages, "-simulate"]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    done = in_process("once", "--config", str(config), *pages, "-simulate")
     assert done.returncode == 0, done.stdout + done.stderr
     kept_nothing(["dry-run", "dry-run"])
     real = in_process("once", "--config", str(config), *pages)
