@@ -8,6 +8,10 @@
 # that a first `bash scripts/test.sh` made). The markers are set in tests/conftest.py and setup.cfg.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Bytecode is written, even where PYTHONDONTWRITEBYTECODE is set: otherwise each of the suite's processes (the
+# two workers, some sixty bot and helper processes) compiles the checkout's modules again, and each worker
+# rewrites the tests' asserts again. It goes to __pycache__ folders, which git ignores and the wheel leaves out.
+unset PYTHONDONTWRITEBYTECODE
 fast_lane="not wiki and not browser and not mariadb and not model_server and not slow"
 if [ "${1:-}" = "--fast" ]; then
   shift
