@@ -6,6 +6,12 @@
 # `bash scripts/test.sh --fast`: the fast lane for the edit-test loop. Only the tests that start no server
 # (no local wiki, browser, MariaDB or model server) and are not marked slow; no set-up (it needs the .venv
 # that a first `bash scripts/test.sh` made). The markers are set in tests/conftest.py and setup.cfg.
+#
+# Scratch in memory: a whole run writes some gigabytes of scratch (the image test's venv alone is about 2 GB)
+# and syncs many small databases (the wikis', the states', MariaDB's); where the disk stalls, that waiting cost
+# a minute of a six-minute run. Where /dev/shm is a tmpfs with room (8 GB free there and 12 GB of memory
+# available), the run's temporary folders (pytest's --basetemp, and TMPDIR) are in a folder of its own there:
+# removed when the run passes, kept and named when it does not. WINELLBOT_TEST_SCRATCH=disk keeps them on disk.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Bytecode is written, even where PYTHONDONTWRITEBYTECODE is set: otherwise each of the suite's processes (the
@@ -13,6 +19,37 @@ cd "$(dirname "$0")/.."
 # rewrites the tests' asserts again. It goes to __pycache__ folders, which git ignores and the wheel leaves out.
 unset PYTHONDONTWRITEBYTECODE
 fast_lane="not wiki and not browser and not mariadb and not model_server and not slow"
+
+# A folder in memory for this run's scratch, or nothing (see above).
+memory_scratch() {
+  [ "${WINELLBOT_TEST_SCRATCH:-memory}" = memory ] && [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] || return 0
+  local free_kb available_kb
+  free_kb="$(df -Pk /dev/shm | awk 'NR == 2 {print $4}')"
+  available_kb="$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)"
+  if [ "${free_kb:-0}" -ge $((8 << 20)) ] && [ "${available_kb:-0}" -ge $((12 << 20)) ]; then
+    mktemp -d /dev/shm/winellbot-tests.XXXXXX
+  fi
+}
+
+# pytest, its scratch in memory where there is room; its exit status is the script's.
+run_pytest() {
+  local status=0 scratch
+  scratch="$(memory_scratch)" || scratch=""
+  if [ -z "$scratch" ]; then
+    .venv/bin/python -m pytest "$@" || status=$?
+    return "$status"
+  fi
+  mkdir "$scratch/tmp"
+  TMPDIR="$scratch/tmp" .venv/bin/python -m pytest --basetemp "$scratch/pytest" "$@" || status=$?
+  if [ "$status" = 0 ]; then
+    rm -rf "$scratch"
+  else
+    echo "test.sh: this run's temporary folders are kept, in memory, in $scratch ($(du -sh "$scratch" | cut -f1)):" \
+         "remove them when done" >&2
+  fi
+  return "$status"
+}
+
 if [ "${1:-}" = "--fast" ]; then
   shift
   if [ ! -x .venv/bin/python ]; then
@@ -20,8 +57,9 @@ if [ "${1:-}" = "--fast" ]; then
     exit 2
   fi
   export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
-  exec .venv/bin/python -m pytest -q -n 2 --dist loadfile -m "$fast_lane" "$@"
+  run_pytest -q -n 2 --dist loadfile -m "$fast_lane" "$@"
+  exit
 fi
 bash scripts/setup.sh dev
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
-exec .venv/bin/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder "$@"
+run_pytest -q -n 2 --dist loadfile --no-loadscope-reorder "$@"

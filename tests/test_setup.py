@@ -64,3 +64,39 @@ def test_the_demo_extras_exist_for_the_demos_own_packages():
     cfg = configparser.ConfigParser()
     cfg.read(ROOT / "setup.cfg", encoding="utf-8")
     assert "demo" in cfg["options.extras_require"]
+
+
+def _memory_has_room() -> bool:
+    """What scripts/test.sh asks of /dev/shm before it puts a run's scratch there."""
+    done = subprocess.run(["stat", "-f", "-c", "%T", "/dev/shm"], capture_output=True, text=True)
+    if done.stdout.strip() != "tmpfs":
+        return False
+    import os
+    import shutil
+
+    available = next(int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines()
+                     if line.startswith("MemAvailable:"))
+    return shutil.disk_usage("/dev/shm").free >= 8 << 30 and available >= 12 << 20 and os.access("/dev/shm", os.W_OK)
+
+
+@pytest.mark.slow  # two pytest sessions of their own
+@pytest.mark.skipif(not _memory_has_room(), reason="/dev/shm is no tmpfs with room here: test.sh keeps scratch on disk")
+def test_the_test_commands_scratch_in_memory_goes_when_the_run_passes_and_is_kept_and_named_when_not():
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["bash", str(ROOT / "scripts" / "test.sh"), "--fast", "-n", "0", "-p", "no:cacheprovider",
+                               *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+    before = set(Path("/dev/shm").glob("winellbot-tests.*"))
+    passed = run("tests/test_cli.py::test_stray_positional_arguments_are_refused")
+    assert passed.returncode == 0 and "kept" not in passed.stderr, passed.stdout[-2000:] + passed.stderr
+    assert set(Path("/dev/shm").glob("winellbot-tests.*")) <= before
+    failed = run("tests/test_cli.py::no_such_test")
+    said = re.search(r"kept, in memory, in (/dev/shm/winellbot-tests\.\w+) ", failed.stderr)
+    assert failed.returncode == 4 and said, failed.stdout[-2000:] + failed.stderr
+    kept = Path(said.group(1))
+    try:
+        assert (kept / "tmp").is_dir()  # TMPDIR's folder (pytest makes --basetemp's when a test first asks)
+    finally:
+        import shutil
+
+        shutil.rmtree(kept)
