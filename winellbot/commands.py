@@ -42,6 +42,7 @@ def job_state(settings: Settings, *, dry_run: bool = False) -> Iterator[State]:
     A dry run takes no lock and works on an in-memory copy, so nothing a later real run decides
     on changes (what was found, the pages' schedule, reviewers' verdicts): every dry run shows what
     a real run would do now. Only its cost is kept: its run and model calls, and the model's replies.
+    The state is closed when the job's block ends (on SQLite before the lock goes): it cannot be used after it.
     """
     if dry_run:  # the run and its model calls are kept afterwards (_keep_cost)
         state = dry_run_copy(settings)
