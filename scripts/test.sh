@@ -10,8 +10,9 @@
 # Scratch in memory: a whole run writes some gigabytes of scratch (the image test's venv alone is about 2 GB)
 # and syncs many small databases (the wikis', the states', MariaDB's); where the disk stalls, that waiting cost
 # a minute of a six-minute run. Where /dev/shm is a tmpfs with room (8 GB free there and 12 GB of memory
-# available), the run's temporary folders (pytest's --basetemp, and TMPDIR) are in a folder of its own there:
-# removed when the run passes, kept and named when it does not. WINELLBOT_TEST_SCRATCH=disk keeps them on disk.
+# available) that may hold programs (not mounted noexec), the run's temporary folders (pytest's --basetemp, and
+# TMPDIR) are in a folder of its own there: removed when the run passes, kept and named when it does not.
+# WINELLBOT_TEST_SCRATCH=disk keeps them on disk.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Bytecode is written, even where PYTHONDONTWRITEBYTECODE is set: otherwise each of the suite's processes (the
@@ -23,6 +24,8 @@ fast_lane="not wiki and not browser and not mariadb and not model_server and not
 # A folder in memory for this run's scratch, or nothing (see above).
 memory_scratch() {
   [ "${WINELLBOT_TEST_SCRATCH:-memory}" = memory ] && [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] || return 0
+  # the tests run programs from their scratch (the venvs of the image and wheel tests)
+  awk '$2 == "/dev/shm" {print $4}' /proc/mounts | grep -qw noexec && return 0
   local free_kb available_kb
   free_kb="$(df -Pk /dev/shm | awk 'NR == 2 {print $4}')"
   available_kb="$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)"

@@ -71,6 +71,9 @@ def _memory_has_room() -> bool:
     done = subprocess.run(["stat", "-f", "-c", "%T", "/dev/shm"], capture_output=True, text=True)
     if done.stdout.strip() != "tmpfs":
         return False
+    mounts = [line.split() for line in Path("/proc/mounts").read_text().splitlines()]
+    if any(m[1] == "/dev/shm" and "noexec" in m[3].split(",") for m in mounts if len(m) > 3):
+        return False
     import os
     import shutil
 
