@@ -4,7 +4,9 @@ of it for a browser, a database server and a model server built from source that
 from __future__ import annotations
 
 import configparser
+import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -67,16 +69,11 @@ def test_the_demo_extras_exist_for_the_demos_own_packages():
 
 
 def _memory_has_room() -> bool:
-    """What scripts/test.sh asks of /dev/shm before it puts a run's scratch there."""
-    done = subprocess.run(["stat", "-f", "-c", "%T", "/dev/shm"], capture_output=True, text=True)
-    if done.stdout.strip() != "tmpfs":
-        return False
+    """What scripts/test.sh (memory_scratch) asks of /dev/shm before it puts a run's scratch there."""
     mounts = [line.split() for line in Path("/proc/mounts").read_text().splitlines()]
-    if any(m[1] == "/dev/shm" and "noexec" in m[3].split(",") for m in mounts if len(m) > 3):
+    shm = [m for m in mounts if len(m) > 3 and m[1] == "/dev/shm"]
+    if not shm or shm[-1][2] != "tmpfs" or any("noexec" in m[3].split(",") for m in shm):  # the last one is in effect
         return False
-    import os
-    import shutil
-
     available = next(int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines()
                      if line.startswith("MemAvailable:"))
     return shutil.disk_usage("/dev/shm").free >= 8 << 30 and available >= 12 << 20 and os.access("/dev/shm", os.W_OK)
@@ -100,6 +97,4 @@ def test_the_test_commands_scratch_in_memory_goes_when_the_run_passes_and_is_kep
     try:
         assert (kept / "tmp").is_dir()  # TMPDIR's folder (pytest makes --basetemp's when a test first asks)
     finally:
-        import shutil
-
         shutil.rmtree(kept)
