@@ -13,6 +13,12 @@
 # available) that may hold programs (not mounted noexec), the run's temporary folders (pytest's --basetemp, and
 # TMPDIR) are in a folder of its own there: removed when the run passes, kept and named when it does not.
 # WINELLBOT_TEST_SCRATCH=disk keeps them on disk.
+#
+# Files kept warm: beside the run, tests/keep_warm.py reads the files that the suite's processes read most
+# (the dependencies' compiled modules and libraries, the models, the browser) in large reads, then keeps them in
+# memory until the run ends; where the disk serves small reads slowly and idle file pages are paged out after a
+# minute, each process would otherwise fault them in again a few kilobytes at a time.
+# WINELLBOT_TEST_KEEP_WARM=0 leaves the page cache alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Bytecode is written, even where PYTHONDONTWRITEBYTECODE is set: otherwise each of the suite's processes (the
@@ -32,6 +38,14 @@ memory_scratch() {
   if [ "${free_kb:-0}" -ge $((8 << 20)) ] && [ "${available_kb:-0}" -ge $((12 << 20)) ]; then
     mktemp -d /dev/shm/winellbot-tests.XXXXXX
   fi
+}
+
+# tests/keep_warm.py in the background until this script ends (see above).
+keep_warm() {
+  [ "${WINELLBOT_TEST_KEEP_WARM:-1}" != 0 ] && [ -x .venv/bin/python ] || return 0
+  .venv/bin/python tests/keep_warm.py --parent $$ >/dev/null 2>&1 &
+  trap "kill $! 2>/dev/null || true" EXIT
+  export WINELLBOT_TEST_KEEP_WARM=0  # the test.sh that tests run, in this one's processes, holds nothing more
 }
 
 # pytest, its scratch in memory where there is room; its exit status is the script's.
@@ -60,9 +74,12 @@ if [ "${1:-}" = "--fast" ]; then
     exit 2
   fi
   export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+  keep_warm
   run_pytest -q -n 2 --dist loadfile -m "$fast_lane" "$@"
   exit
 fi
+keep_warm  # from the .venv of an earlier run, while set-up checks it
 bash scripts/setup.sh dev
+[ -n "$(jobs -p)" ] || keep_warm  # a new .venv
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 run_pytest -q -n 2 --dist loadfile --no-loadscope-reorder "$@"
