@@ -187,6 +187,9 @@ $wgGroupPermissions['bot']['noratelimit'] = true;
 $wgGroupPermissions['sysop']['noratelimit'] = true;
 $wgRateLimits = [];
 $wgShowExceptionDetails = true;
+# No object cache in the server's memory, whatever PHP extensions the machine has (install.php picks APCu where
+# php-apcu is installed): sessions stay in the database, where the maintenance scripts' revocations reach them.
+$wgMainCacheType = CACHE_NONE;
 """
 
     @staticmethod
