@@ -22,6 +22,7 @@ import importlib.metadata
 import mmap
 import os
 import re
+import select
 import shutil
 import stat
 import sys
@@ -147,25 +148,18 @@ def main(argv: list[str] | None = None) -> int:
             print(path.stat().st_size, path)
         print(f"{len(files)} files, {sum(p.stat().st_size for p in files) / 1e6:.0f} MB", file=sys.stderr)
         return 0
+    try:  # readable when the parent has ended
+        parent = os.pidfd_open(args.parent) if args.parent else None
+    except ProcessLookupError:
+        return 0
     maps = [m for m in map(_map, files) if m is not None]
     mapped = [m for m, locked in maps if not locked]
     while True:
         touch(mapped)
-        deadline = time.monotonic() + args.every
-        while time.monotonic() < deadline:
-            if args.parent and not _alive(args.parent):
-                return 0
-            time.sleep(1)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+        if parent is None:
+            time.sleep(args.every)
+        elif select.select([parent], [], [], args.every)[0]:
+            return 0
 
 
 if __name__ == "__main__":

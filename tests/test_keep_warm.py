@@ -57,7 +57,7 @@ def test_it_holds_its_files_in_memory_until_its_parent_has_ended(tmp_path):
     finally:
         parent.kill()
         parent.wait()
-    assert warm.wait(timeout=10) == 0  # it looks for its parent each second
+    assert warm.wait(timeout=10) == 0  # it watches its parent (a pidfd)
 
 
 def test_a_file_gone_or_empty_is_left_out(tmp_path):
