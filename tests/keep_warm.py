@@ -6,7 +6,8 @@ untouched for a minute (DAMON's ``pageout`` scheme, as on this project's 2-core 
 suite's processes that imports torch, spaCy and transformers, or maps a model, faults their pages in again,
 4 to 8 KB at a time. This maps the same files whole, so that the kernel reads them in large reads at the
 run's start, and keeps them resident: locked in memory where this process may lock pages (root, or
-``CAP_IPC_LOCK``), else by touching every page again every ``--every`` seconds. It changes nothing that a test
+``CAP_IPC_LOCK``) and they are at most a quarter of the memory available, else by touching every page again every
+``--every`` seconds. It changes nothing that a test
 sees: the files are only read.
 
 The files, in the order they are first read: the compiled modules (``.pyc``) and shared libraries of
@@ -18,6 +19,7 @@ the local editor's unpacked ones, and the browser. A missing file is left out; n
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.metadata
 import mmap
 import os
@@ -108,16 +110,30 @@ def warm_list() -> list[Path]:
 MAP_LOCKED = getattr(mmap, "MAP_LOCKED", 0x2000)  # Linux's value on x86 and arm; Python names it from 3.13
 
 
-def _map(path: Path) -> tuple[mmap.mmap, bool] | None:
-    """``path`` mapped whole: locked in memory where the process may lock (its pages then read in at once, in
-    large reads, and never paged out), else plain, to be touched. None for a file that cannot be mapped."""
+def may_lock(size: int, available: int) -> bool:
+    """Whether to lock ``size`` bytes of files in memory when ``available`` bytes are (MemAvailable): only a
+    quarter of it at most, since locked pages are not given back under pressure; touched ones are."""
+    return size <= available // 4
+
+
+def available_memory() -> int:
+    """MemAvailable, in bytes (0 where /proc/meminfo does not say)."""
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("MemAvailable:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def _map(path: Path, lock: bool = True) -> tuple[mmap.mmap, bool] | None:
+    """``path`` mapped whole: locked in memory when ``lock`` and the process may lock (its pages then read in at
+    once, in large reads, and never paged out), else plain, to be touched. None for a file that cannot be mapped."""
     try:
         with open(path, "rb") as handle:
-            try:
-                return mmap.mmap(handle.fileno(), 0, flags=mmap.MAP_SHARED | MAP_LOCKED | mmap.MAP_POPULATE,
-                                 prot=mmap.PROT_READ), True
-            except OSError:  # over RLIMIT_MEMLOCK (a user without CAP_IPC_LOCK)
-                mapped = mmap.mmap(handle.fileno(), 0, prot=mmap.PROT_READ)
+            if lock:
+                with contextlib.suppress(OSError):  # over RLIMIT_MEMLOCK (a user without CAP_IPC_LOCK)
+                    return mmap.mmap(handle.fileno(), 0, flags=mmap.MAP_SHARED | MAP_LOCKED | mmap.MAP_POPULATE,
+                                     prot=mmap.PROT_READ), True
+            mapped = mmap.mmap(handle.fileno(), 0, prot=mmap.PROT_READ)
     except (OSError, ValueError):
         return None
     mapped.madvise(mmap.MADV_SEQUENTIAL)
@@ -152,7 +168,8 @@ def main(argv: list[str] | None = None) -> int:
         parent = os.pidfd_open(args.parent) if args.parent else None
     except ProcessLookupError:
         return 0
-    maps = [m for m in map(_map, files) if m is not None]
+    lock = may_lock(sum(p.stat().st_size for p in files), available_memory())
+    maps = [m for m in (_map(p, lock) for p in files) if m is not None]
     mapped = [m for m, locked in maps if not locked]
     while True:
         touch(mapped)

@@ -60,6 +60,15 @@ def test_it_holds_its_files_in_memory_until_its_parent_has_ended(tmp_path):
     assert warm.wait(timeout=10) == 0  # it watches its parent (a pidfd)
 
 
+def test_it_locks_at_most_a_quarter_of_the_memory_available(tmp_path):
+    assert keep_warm.may_lock(3 << 30, 22 << 30) and not keep_warm.may_lock(3 << 30, 11 << 30)
+    assert keep_warm.available_memory() > 0
+    held = tmp_path / "model.bin"
+    held.write_bytes(b"x" * 8192)
+    mapped, locked = keep_warm._map(held, lock=False)
+    assert not locked and mapped[:1] == b"x" and keep_warm.touch([mapped]) == 2
+
+
 def test_a_file_gone_or_empty_is_left_out(tmp_path):
     (tmp_path / "empty").write_bytes(b"")
     maps = [keep_warm._map(tmp_path / "empty"), keep_warm._map(tmp_path / "missing")]
