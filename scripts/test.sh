@@ -80,6 +80,6 @@ if [ "${1:-}" = "--fast" ]; then
 fi
 keep_warm  # from the .venv of an earlier run, while set-up checks it
 bash scripts/setup.sh dev
-[ -n "$(jobs -p)" ] || keep_warm  # a new .venv
+keep_warm  # from a .venv set-up has just made (a no-op where one runs: keep_warm turns itself off once started)
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 run_pytest -q -n 2 --dist loadfile --no-loadscope-reorder "$@"

@@ -6,9 +6,8 @@ untouched for a minute (DAMON's ``pageout`` scheme, as on this project's 2-core 
 suite's processes that imports torch, spaCy and transformers, or maps a model, faults their pages in again,
 4 to 8 KB at a time. This maps the same files whole, so that the kernel reads them in large reads at the
 run's start, and keeps them resident: locked in memory where this process may lock pages (root, or
-``CAP_IPC_LOCK``) and they are at most a quarter of the memory available, else by touching every page again every
-``--every`` seconds. It changes nothing that a test
-sees: the files are only read.
+``CAP_IPC_LOCK``) and they are at most a quarter of the memory available, else by touching every page again
+every ``--every`` seconds. It changes nothing that a test sees: the files are only read.
 
 The files, in the order they are first read: the compiled modules (``.pyc``) and shared libraries of
 winellbot's installed dependencies (with its ``dev``, ``local`` and ``server`` extras), the bundled models and
@@ -23,13 +22,15 @@ import contextlib
 import importlib.metadata
 import mmap
 import os
-import re
 import select
 import shutil
 import stat
 import sys
 import time
 from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 PAGE = mmap.PAGESIZE
 EXTRAS = ("dev", "local", "server")
@@ -41,20 +42,17 @@ def installed_closure(root: str = "winellbot", extras: tuple[str, ...] = EXTRAS)
     queue: list[tuple[str, tuple[str, ...]]] = [(root, extras)]
     while queue:
         name, wanted = queue.pop(0)
-        key = re.sub(r"[-_.]+", "-", name).lower()
-        if key in found:
+        if canonicalize_name(name) in found:
             continue
         try:
             dist = importlib.metadata.distribution(name)
         except importlib.metadata.PackageNotFoundError:
             continue
-        found[key] = dist
-        for line in dist.requires or []:
-            requirement, _, marker = line.partition(";")
-            extra = re.search(r"""extra\s*==\s*["']([^"']+)["']""", marker)
-            if extra and extra.group(1) not in wanted:
-                continue
-            queue.append((re.split(r"[\s\[<>=!~(]", requirement.strip(), maxsplit=1)[0], ()))
+        found[canonicalize_name(name)] = dist
+        for requirement in map(Requirement, dist.requires or []):
+            marker = requirement.marker
+            if marker is None or any(marker.evaluate({"extra": extra}) for extra in wanted or ("",)):
+                queue.append((requirement.name, ()))
     return list(found.values())
 
 
@@ -77,7 +75,7 @@ def model_files() -> list[Path]:
     from winellbot.pipeline import vectors
 
     folders = []
-    for where in (bundled.minilm_dir, bundled.spacy_model_dir, lambda: Path(sys.prefix) / "share" / "winellbot",
+    for where in (bundled.minilm_dir, bundled.spacy_model_dir, bundled.shared_dir,
                   lambda: bundled.smollm2_gguf().parent, lambda: local_model.UNPACKED):
         try:
             folders.append(where())

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from keep_warm import available_memory
+
 ROOT = Path(__file__).resolve().parents[1]
 SETUP = ROOT / "scripts" / "setup.sh"
 TESTS_ONLY_DEBIAN = {"chromium", "chromium-driver", "mariadb-server", "faketime"}
@@ -74,9 +76,8 @@ def _memory_has_room() -> bool:
     shm = [m for m in mounts if len(m) > 3 and m[1] == "/dev/shm"]
     if not shm or shm[-1][2] != "tmpfs" or any("noexec" in m[3].split(",") for m in shm):  # the last one is in effect
         return False
-    available = next(int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines()
-                     if line.startswith("MemAvailable:"))
-    return shutil.disk_usage("/dev/shm").free >= 8 << 30 and available >= 12 << 20 and os.access("/dev/shm", os.W_OK)
+    return (shutil.disk_usage("/dev/shm").free >= 8 << 30 and available_memory() >= 12 << 30
+            and os.access("/dev/shm", os.W_OK))
 
 
 @pytest.mark.slow  # two pytest sessions of their own

